@@ -1,0 +1,230 @@
+//! The shell: the full explainer, or one figure alone for embedding, chosen
+//! from the URL (`?fig=<slug>` embeds, `?step=<slug>` opens the explainer at
+//! a figure). The URL is read once here and written back from one effect.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use crate::figures::why::{WhyFigure, WhyParams, WhyText};
+use crate::figures::FigureId;
+use crate::model::query::{read_choice, to_search, Notice, Query};
+use crate::widgets::Notices;
+
+/// What the page shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The whole explainer, scrolled to `step`.
+    Explainer { step: FigureId },
+    /// One figure alone, sized for an iframe.
+    Embed(FigureId),
+}
+
+impl Route {
+    /// Reads `fig` and `step`; unknown slugs fall back to the explainer with a notice.
+    pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
+        let slugs: Vec<&str> = FigureId::ALL.iter().map(|f| f.slug()).collect();
+        if let Some(figure) =
+            read_choice(query, "fig", &slugs, notices).and_then(FigureId::from_slug)
+        {
+            return Route::Embed(figure);
+        }
+        let step = read_choice(query, "step", &slugs, notices)
+            .and_then(FigureId::from_slug)
+            .unwrap_or(FigureId::Why);
+        Route::Explainer { step }
+    }
+
+    /// The route's own parameters, for writing the URL back.
+    pub fn write(&self, pairs: &mut Vec<(String, String)>, step_given: bool) {
+        match self {
+            Route::Embed(figure) => pairs.push(("fig".into(), figure.slug().into())),
+            Route::Explainer { step } if step_given => {
+                pairs.push(("step".into(), step.slug().into()))
+            }
+            Route::Explainer { .. } => {}
+        }
+    }
+}
+
+/// Installs the panic message, then mounts the app in place of the loading note.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        web_sys::console::error_1(&JsValue::from_str(&info.to_string()));
+        show_crash_message();
+    }));
+    let document = document();
+    let Some(root) = document.get_element_by_id("app") else {
+        return;
+    };
+    root.set_inner_html("");
+    if let Ok(root) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(root) {
+        leptos::mount::mount_to(root, App).forget();
+    }
+}
+
+/// Replaces a dead page with a short explanation and a way out.
+fn show_crash_message() {
+    let document = document();
+    let (Ok(note), Ok(link), Some(body)) = (
+        document.create_element("div"),
+        document.create_element("a"),
+        document.body(),
+    ) else {
+        return;
+    };
+    note.set_class_name("crash");
+    _ = note.set_attribute("role", "alert");
+    note.set_text_content(Some(
+        "Something went wrong and this figure stopped working. ",
+    ));
+    _ = link.set_attribute("href", &window().location().href().unwrap_or_default());
+    link.set_text_content(Some("Reload the page"));
+    _ = note.append_child(&link);
+    _ = body.prepend_with_node_1(&note);
+}
+
+fn current_search() -> String {
+    window().location().search().unwrap_or_default()
+}
+
+fn replace_search(search: &str) {
+    let location = window().location();
+    let url = if search.is_empty() {
+        location.pathname().unwrap_or_default()
+    } else {
+        search.to_string()
+    };
+    if let Ok(history) = window().history() {
+        _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// The app: reads the URL once, keeps each figure's parameters in a signal,
+/// and mirrors them back into the URL from a single effect.
+#[component]
+pub fn App() -> impl IntoView {
+    let query = Query::parse(&current_search());
+    if query.get("panic-test").is_some() {
+        panic!("panic-test: a deliberate panic, to check that the reader sees a message");
+    }
+    let mut notices = Vec::new();
+    let route = Route::from_query(&query, &mut notices);
+    let step_given = query.get("step").is_some();
+    let why = RwSignal::new(WhyParams::from_query(&query, &mut notices));
+
+    // Write the URL back whenever a parameter changes, but not on the first
+    // run: a freshly opened link stays exactly as it was shared.
+    Effect::new(move |previous: Option<()>| {
+        let mut pairs = Vec::new();
+        route.write(&mut pairs, step_given);
+        why.with(|params| params.write(&mut pairs));
+        if previous.is_some() {
+            replace_search(&to_search(&pairs));
+        }
+    });
+
+    let figure = move |id: FigureId| match id {
+        FigureId::Why => view! { <WhyFigure params=why/> },
+    };
+    match route {
+        Route::Embed(id) => view! {
+            <main class="embed" data-figure=id.slug()>
+                <Notices notices=notices/>
+                <section class="figure" aria-labelledby="figure-title">
+                    <h1 class="figure__title" id="figure-title">{id.title()}</h1>
+                    {figure(id)}
+                </section>
+            </main>
+        }
+        .into_any(),
+        Route::Explainer { step } => {
+            if step_given {
+                request_animation_frame(move || scroll_to(step.slug()));
+            }
+            view! {
+                <header class="page-header">
+                    <p class="page-header__kicker">"Parallax"</p>
+                    <h1 class="page-header__title">"Training one network on many GPUs"</h1>
+                    <p class="page-header__lede">
+                        "A model too large for one GPU, and too slow to train on one, has to be split: its "
+                        "batch, its training state, its matrices, its layers. Each step below is one way of "
+                        "splitting, with live numbers you can push around."
+                    </p>
+                </header>
+                <main class="explainer">
+                    <Notices notices=notices/>
+                    {FigureId::ALL
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, id)| {
+                            view! {
+                                <section class="step figure" id=id.slug() aria-labelledby=format!("{}-title", id.slug())>
+                                    <p class="step__number">{format!("Step {}", index + 1)}</p>
+                                    <h2 class="figure__title" id=format!("{}-title", id.slug())>{id.title()}</h2>
+                                    <p class="figure__subtitle">{id.subtitle()}</p>
+                                    {figure(id)}
+                                    <div class="step__text">
+                                        {match id {
+                                            FigureId::Why => view! { <WhyText/> },
+                                        }}
+                                    </div>
+                                </section>
+                            }
+                        })
+                        .collect_view()}
+                </main>
+            }
+            .into_any()
+        }
+    }
+}
+
+fn scroll_to(id: &str) {
+    if let Some(element) = document().get_element_by_id(id) {
+        element.scroll_into_view();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(search: &str) -> (Route, Vec<Notice>) {
+        let mut notices = Vec::new();
+        (
+            Route::from_query(&Query::parse(search), &mut notices),
+            notices,
+        )
+    }
+
+    #[test]
+    fn fig_embeds_and_step_opens_the_explainer() {
+        assert_eq!(route("?fig=why").0, Route::Embed(FigureId::Why));
+        assert_eq!(
+            route("?step=why").0,
+            Route::Explainer {
+                step: FigureId::Why
+            }
+        );
+        assert_eq!(
+            route("").0,
+            Route::Explainer {
+                step: FigureId::Why
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_figures_fall_back_with_a_notice() {
+        let (page, notices) = route("?fig=<script>");
+        assert_eq!(
+            page,
+            Route::Explainer {
+                step: FigureId::Why
+            }
+        );
+        assert_eq!(notices[0].key, "fig");
+        let (_, notices) = route("?step=nope");
+        assert_eq!(notices[0].key, "step");
+    }
+}

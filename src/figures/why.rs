@@ -1,0 +1,457 @@
+//! Why is one GPU not enough? Two reasons, drawn side by side: the training
+//! state (16 bytes a parameter) is larger than the GPU's memory, and the
+//! arithmetic (6ND FLOP) would take years on one GPU.
+
+use leptos::prelude::*;
+
+use super::ReadoutData;
+use crate::model::compute::{training_flop, training_time};
+use crate::model::memory::{fits, BytesPerParam, TrainingState};
+use crate::model::presets::{GPUS, MODELS};
+use crate::model::query::{Notice, Query};
+use crate::model::scenario::{Scenario, TOKENS};
+use crate::model::units::{format_ratio, group_thousands, Bytes, Count, Seconds};
+use crate::widgets::{Choice, Readout, Slider};
+
+/// The GPU counts the time bars compare.
+pub const GPU_COUNTS: [u32; 3] = [1, 64, 1024];
+
+/// Slider step for training tokens.
+pub const TOKENS_STEP: f64 = 50e9;
+
+/// The figure's parameters: the shared ones (`tokens`, `model`, `gpu`, ...).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct WhyParams {
+    pub scenario: Scenario,
+}
+
+impl WhyParams {
+    pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
+        Self {
+            scenario: Scenario::from_query(query, notices),
+        }
+    }
+
+    pub fn write(&self, pairs: &mut Vec<(String, String)>) {
+        self.scenario.write(pairs);
+    }
+}
+
+/// One part of the stacked memory bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// CSS modifier naming the tensor group.
+    pub class: &'static str,
+    /// Width as a share of the bar's scale, in percent.
+    pub percent: f64,
+    pub readout: ReadoutData,
+}
+
+/// One row of the time chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeBar {
+    pub gpus: u32,
+    /// Length on the log axis, in percent of its width.
+    pub percent: f64,
+    /// Whether the time runs past the axis and the bar is cut.
+    pub clipped: bool,
+    pub readout: ReadoutData,
+}
+
+/// A tick of the log time axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tick {
+    pub label: &'static str,
+    pub percent: f64,
+    /// Minor ticks are hidden on narrow screens.
+    pub minor: bool,
+}
+
+/// Everything the `why` view draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhyData {
+    pub segments: Vec<Segment>,
+    /// Where the GPU's memory line sits on the bar, in percent.
+    pub capacity_percent: f64,
+    pub capacity_label: String,
+    pub fits: bool,
+    /// What the time chart assumes, for its caption.
+    pub time_caption: String,
+    pub training_state: ReadoutData,
+    pub over_gpu: ReadoutData,
+    pub compute: ReadoutData,
+    pub time_bars: Vec<TimeBar>,
+    pub ticks: Vec<Tick>,
+    /// The "In words" sentence.
+    pub summary: String,
+}
+
+/// The log time axis runs from one second to ten thousand years.
+const AXIS_SECONDS: (f64, f64) = (1.0, 1e4 * Seconds::YEAR);
+
+const TICKS: [(&str, f64, bool); 9] = [
+    ("1 s", 1.0, true),
+    ("1 min", Seconds::MINUTE, false),
+    ("1 h", Seconds::HOUR, true),
+    ("1 day", Seconds::DAY, false),
+    ("1 month", Seconds::YEAR / 12.0, true),
+    ("1 yr", Seconds::YEAR, false),
+    ("10 yr", 10.0 * Seconds::YEAR, true),
+    ("100 yr", 100.0 * Seconds::YEAR, false),
+    ("1k yr", 1000.0 * Seconds::YEAR, true),
+];
+
+/// Position of `seconds` on the log axis, in percent (clamped to the axis).
+fn log_percent(seconds: f64) -> f64 {
+    let (low, high) = (AXIS_SECONDS.0.log10(), AXIS_SECONDS.1.log10());
+    ((seconds.max(AXIS_SECONDS.0).log10() - low) / (high - low) * 100.0).clamp(0.0, 100.0)
+}
+
+/// Computes the figure from its parameters.
+pub fn data(params: &WhyParams) -> WhyData {
+    let scenario = &params.scenario;
+    let psi = scenario.params();
+    let gpu = scenario.gpu();
+    let state = TrainingState::full(psi, BytesPerParam::MIXED_PRECISION_ADAM);
+    let total = state.total();
+    let scale = total.value().max(gpu.memory.value());
+    let percent = |bytes: Bytes| bytes.value() / scale * 100.0;
+    let byte_readout = |id, label: &str, bytes: Bytes| {
+        ReadoutData::new(id, label, bytes.value(), bytes.to_string())
+    };
+    let segments = vec![
+        Segment {
+            class: "weights",
+            percent: percent(state.weights),
+            readout: byte_readout("weights", "fp16 weights, 2 B each", state.weights),
+        },
+        Segment {
+            class: "gradients",
+            percent: percent(state.gradients),
+            readout: byte_readout("gradients", "fp16 gradients, 2 B each", state.gradients),
+        },
+        Segment {
+            class: "optimizer",
+            percent: percent(state.optimizer()),
+            readout: byte_readout(
+                "optimizer-state",
+                "fp32 master weights and Adam moments, 12 B each",
+                state.optimizer(),
+            ),
+        },
+    ];
+    let over = total.value() / gpu.memory.value();
+    let compute = training_flop(psi, scenario.tokens, false);
+    let rate = gpu.sustained();
+    let time_bars: Vec<TimeBar> = GPU_COUNTS
+        .iter()
+        .map(|&gpus| {
+            let time = training_time(compute, gpus, rate, 0.0);
+            let id = match gpus {
+                1 => "time-1-gpu",
+                64 => "time-64-gpus",
+                _ => "time-1024-gpus",
+            };
+            let label = format!(
+                "{} {}",
+                group_thousands(f64::from(gpus)),
+                if gpus == 1 { "GPU" } else { "GPUs" }
+            );
+            TimeBar {
+                gpus,
+                percent: log_percent(time.value()),
+                clipped: time.value() > AXIS_SECONDS.1,
+                readout: ReadoutData::new(id, label, time.value(), time.to_string()),
+            }
+        })
+        .collect();
+    let ticks = TICKS
+        .iter()
+        .map(|&(label, seconds, minor)| Tick {
+            label,
+            percent: log_percent(seconds),
+            minor,
+        })
+        .collect();
+    let fits = fits(total, gpu.memory);
+    let times: Vec<&str> = time_bars
+        .iter()
+        .map(|bar| bar.readout.text.as_str())
+        .collect();
+    let summary = format!(
+        "{model} has {psi} parameters. Trained on {tokens} tokens it needs {compute}: {t1} on one GPU \
+         sustaining {rate}, {t64} on 64 and {t1024} on 1,024 if the work divided perfectly. Its training \
+         state, 16 bytes a parameter, comes to {total}, {over} the GPU's {memory}, so {verdict}",
+        model = scenario.model.name,
+        psi = Count(psi),
+        tokens = Count(scenario.tokens),
+        compute = compute,
+        t1 = times[0],
+        t64 = times[1],
+        t1024 = times[2],
+        rate = rate,
+        total = total,
+        over = format_ratio(over, 2),
+        memory = gpu.memory.capacity_text(),
+        verdict = if fits {
+            "it fits, though activations still need room beside it."
+        } else {
+            "it does not fit before the first step even starts."
+        },
+    );
+    WhyData {
+        segments,
+        capacity_percent: percent(gpu.memory),
+        capacity_label: format!("{} GPU", gpu.memory.capacity_text()),
+        fits,
+        time_caption: format!("Time to train at {rate} per GPU, with perfect scaling"),
+        training_state: ReadoutData::new(
+            "training-state",
+            "Training state",
+            total.value(),
+            total.to_string(),
+        ),
+        over_gpu: ReadoutData::new(
+            "over-gpu",
+            format!("Over one {} GPU", gpu.memory.capacity_text()),
+            over,
+            format_ratio(over, 2),
+        ),
+        compute: ReadoutData::new(
+            "compute",
+            "Compute, 6ND",
+            compute.value(),
+            compute.to_string(),
+        ),
+        time_bars,
+        ticks,
+        summary,
+    }
+}
+
+/// The `why` figure: a tokens slider, model and GPU choices, the memory bar,
+/// the time bars, readouts and the "In words" summary.
+#[component]
+pub fn WhyFigure(
+    /// The figure's parameters, shared with the URL.
+    params: RwSignal<WhyParams>,
+) -> impl IntoView {
+    let data = Memo::new(move |_| params.with(data));
+    let tokens = Signal::derive(move || params.with(|p| p.scenario.tokens));
+    let set_tokens = Callback::new(move |value: f64| {
+        if let Ok(value) = TOKENS.validate(value) {
+            params.update(|p| p.scenario.tokens = value);
+        }
+    });
+    let model_options: Vec<(&'static str, String)> =
+        MODELS.iter().map(|m| (m.id, m.name.to_string())).collect();
+    let gpu_options: Vec<(&'static str, String)> =
+        GPUS.iter().map(|g| (g.id, g.name.to_string())).collect();
+    let set_model = Callback::new(move |id: String| {
+        if let Some(model) = crate::model::presets::model_preset(&id) {
+            params.update(|p| p.scenario.model = model);
+        }
+    });
+    let set_gpu = Callback::new(move |id: String| {
+        if let Some(gpu) = crate::model::presets::gpu_preset(&id) {
+            params.update(|p| p.scenario.gpu = gpu);
+        }
+    });
+    view! {
+        <div class="figure__controls">
+            <Slider
+                label="Training tokens"
+                param="tokens"
+                min=TOKENS.min
+                max=TOKENS.max
+                step=TOKENS_STEP
+                value=tokens
+                text=Signal::derive(move || Count(tokens.get()).to_string())
+                on_input=set_tokens
+            />
+            <Choice
+                label="Model"
+                param="model"
+                options=model_options
+                selected=Signal::derive(move || params.with(|p| p.scenario.model.id.to_string()))
+                on_change=set_model
+            />
+            <Choice
+                label="GPU"
+                param="gpu"
+                options=gpu_options
+                selected=Signal::derive(move || params.with(|p| p.scenario.gpu.id.to_string()))
+                on_change=set_gpu
+            />
+        </div>
+        <div class="figure__diagram fig-why">
+            <p class="fig-why__caption">
+                "Training state at 16 bytes a parameter: 2 + 2 + 12 B = "
+                {move || data.with(|d| d.training_state.text.clone())}
+            </p>
+            <div class="fig-why__memory" class:fig-why__memory--over=move || !data.with(|d| d.fits)>
+                {move || {
+                    data.with(|d| {
+                        d.segments
+                            .iter()
+                            .map(|segment| {
+                                view! {
+                                    <div
+                                        class=format!("fig-why__segment fig-why__segment--{}", segment.class)
+                                        style:width=format!("{:.3}%", segment.percent)
+                                        title=segment.readout.label.clone()
+                                    ></div>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
+                <div
+                    class="fig-why__capacity"
+                    style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
+                >
+                    <span class="fig-why__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
+                </div>
+            </div>
+            <ul class="fig-why__legend">
+                {move || {
+                    data.with(|d| {
+                        d.segments
+                            .iter()
+                            .map(|segment| {
+                                view! {
+                                    <li class=format!("fig-why__key fig-why__key--{}", segment.class)>
+                                        <Readout data=segment.readout.clone()/>
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
+            </ul>
+            <p class="fig-why__caption">
+                {move || data.with(|d| d.time_caption.clone())}
+            </p>
+            <div class="fig-why__times">
+                {move || {
+                    data.with(|d| {
+                        d.time_bars
+                            .iter()
+                            .map(|bar| {
+                                view! {
+                                    <div class="fig-why__time-row">
+                                        <div class="fig-why__track">
+                                            <div
+                                                class="fig-why__bar"
+                                                class:fig-why__bar--clipped=bar.clipped
+                                                style:width=format!("{:.3}%", bar.percent.max(0.5))
+                                            ></div>
+                                        </div>
+                                        <Readout data=bar.readout.clone()/>
+                                    </div>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
+                <div class="fig-why__axis" aria-hidden="true">
+                    {move || {
+                        data.with(|d| {
+                            d.ticks
+                                .iter()
+                                .map(|tick| {
+                                    view! {
+                                        <span
+                                            class="fig-why__tick"
+                                            class:fig-why__tick--minor=tick.minor
+                                            style:left=format!("{:.3}%", tick.percent)
+                                        >
+                                            {tick.label}
+                                        </span>
+                                    }
+                                })
+                                .collect_view()
+                        })
+                    }}
+                </div>
+            </div>
+        </div>
+        <div class="figure__readouts">
+            <Readout data=Signal::derive(move || data.with(|d| d.training_state.clone()))/>
+            <Readout data=Signal::derive(move || data.with(|d| d.over_gpu.clone()))/>
+            <Readout data=Signal::derive(move || data.with(|d| d.compute.clone()))/>
+        </div>
+        <p class="figure__in-words" aria-live="polite">
+            <strong>"In words. "</strong>
+            {move || data.with(|d| d.summary.clone())}
+        </p>
+    }
+}
+
+/// The explanation under the figure, in our own words.
+#[component]
+pub fn WhyText() -> impl IntoView {
+    view! {
+        <p>
+            "Two walls stand in the way of training a large model on one GPU. The first is memory. "
+            "Mixed-precision training with Adam keeps, for every parameter, a 2-byte copy of the weight "
+            "for the forward and backward passes, a 2-byte gradient, and 12 bytes of optimizer state: a "
+            "4-byte master weight and Adam's two 4-byte running averages. That is the 16 bytes a "
+            "parameter counted by the ZeRO paper, and for Llama 2 7B it is already more than an 80 GB "
+            "GPU holds, before a single activation is stored."
+        </p>
+        <p>
+            "The second wall is time. A forward pass costs about 2 floating-point operations per "
+            "parameter per token and the backward pass about twice that, so training costs roughly 6ND "
+            "operations for N parameters and D tokens. Move the tokens slider and watch the bars: the "
+            "time axis is logarithmic, so each tick is a jump from seconds to minutes, days, years. Even "
+            "1,024 GPUs only help if the work and the memory can be divided among them, which is what the "
+            "rest of this explainer is about."
+        </p>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_reproduce_the_seed() {
+        let d = data(&WhyParams::default());
+        assert_eq!(d.training_state.text, "107.8 GB");
+        assert_eq!(d.over_gpu.text, "1.35×");
+        assert_eq!(d.compute.text, "8.1e22 FLOP");
+        let times: Vec<&str> = d
+            .time_bars
+            .iter()
+            .map(|b| b.readout.text.as_str())
+            .collect();
+        assert_eq!(times, ["17.1 years", "98 days", "6 days"]);
+        assert!(!d.fits);
+        assert!(d.capacity_percent < 100.0);
+        let segment_sum: f64 = d.segments.iter().map(|s| s.percent).sum();
+        assert!((segment_sum - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fewer_tokens_take_less_time_but_the_same_memory() {
+        let mut params = WhyParams::default();
+        params.scenario.tokens = 50e9;
+        let d = data(&params);
+        assert_eq!(d.training_state.text, "107.8 GB");
+        assert_eq!(d.compute.text, "2.0e21 FLOP");
+        assert_eq!(d.time_bars[0].readout.text, "156 days");
+        assert!(d.time_bars[0].percent < data(&WhyParams::default()).time_bars[0].percent);
+    }
+
+    #[test]
+    fn a_larger_gpu_moves_the_line() {
+        let mut params = WhyParams::default();
+        params.scenario.gpu = crate::model::presets::gpu_preset("mi300x").unwrap();
+        let d = data(&params);
+        assert!(d.fits);
+        assert_eq!(d.over_gpu.text, "0.56×");
+        assert!((d.capacity_percent - 100.0).abs() < 1e-9);
+        assert!(d.summary.contains("it fits"));
+    }
+}

@@ -1,0 +1,12 @@
+//! Parallax: an interactive explainer of how large neural networks are
+//! trained across many GPUs.
+//!
+//! - [`model`]: the estimator, pure Rust, the one source of every number;
+//! - [`figures`]: one module per figure, each a pure `data()` and a thin view;
+//! - [`widgets`]: controls and readouts that know nothing of training;
+//! - [`app`]: the shell that shows the explainer or one embedded figure.
+
+pub mod app;
+pub mod figures;
+pub mod model;
+pub mod widgets;

@@ -1,0 +1,69 @@
+//! Collective communication: what each GPU sends, and how long it takes.
+//!
+//! Ring algorithms (Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce
+//! algorithms for clusters of workstations"; the schedule NCCL uses for large
+//! messages). A message of M bytes is cut into N chunks that travel round the
+//! ring of N GPUs:
+//! - reduce-scatter: N − 1 steps, each GPU sends (N − 1)/N · M;
+//! - all-gather: the same, (N − 1)/N · M;
+//! - all-reduce = reduce-scatter then all-gather: 2(N − 1)/N · M.
+
+use super::memory::ZeroStage;
+use super::units::{Bytes, BytesPerSecond, Seconds};
+
+/// Bytes each GPU sends in a ring reduce-scatter or all-gather of `message`.
+pub fn ring_gather_sent(message: Bytes, gpus: u32) -> Bytes {
+    let n = f64::from(gpus.max(1));
+    message * ((n - 1.0) / n)
+}
+
+/// Bytes each GPU sends in a ring all-reduce of `message`: 2(N − 1)/N · M.
+pub fn ring_allreduce_sent(message: Bytes, gpus: u32) -> Bytes {
+    ring_gather_sent(message, gpus) * 2.0
+}
+
+/// Time to send `sent` bytes over a link, bandwidth-bound (latency ignored,
+/// which is fair for the gigabyte-sized messages here).
+pub fn transfer_time(sent: Bytes, link: BytesPerSecond) -> Seconds {
+    sent.over(link)
+}
+
+/// Bytes each data-parallel GPU sends a step to synchronise `gradients`.
+///
+/// Stages 0 to 2 all-reduce the gradients (ZeRO-1 and 2 split the same
+/// all-reduce into its reduce-scatter and all-gather halves, so the volume is
+/// unchanged). Stage 3 also all-gathers the weights in the forward and in the
+/// backward pass and reduce-scatters the gradients: 3(N − 1)/N · M, 1.5×
+/// (Rajbhandari et al. 2020, section 7.2.2).
+pub fn data_parallel_sent(gradients: Bytes, gpus: u32, stage: ZeroStage) -> Bytes {
+    let allreduce = ring_allreduce_sent(gradients, gpus);
+    if stage == ZeroStage::Three {
+        allreduce * 1.5
+    } else {
+        allreduce
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_all_reduce_approaches_twice_the_message() {
+        let message = Bytes(1000.0);
+        assert_eq!(ring_allreduce_sent(message, 1), Bytes(0.0));
+        assert_eq!(ring_allreduce_sent(message, 2), Bytes(1000.0));
+        assert_eq!(ring_allreduce_sent(message, 8), Bytes(1750.0));
+        assert!(ring_allreduce_sent(message, 4096).value() < 2000.0);
+    }
+
+    #[test]
+    fn zero_3_sends_one_and_a_half_times() {
+        let plain = data_parallel_sent(Bytes(1e9), 8, ZeroStage::None);
+        assert_eq!(data_parallel_sent(Bytes(1e9), 8, ZeroStage::Two), plain);
+        assert_eq!(
+            data_parallel_sent(Bytes(1e9), 8, ZeroStage::Three),
+            plain * 1.5
+        );
+    }
+}

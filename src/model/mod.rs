@@ -1,0 +1,18 @@
+//! The estimator: every number Parallax shows is computed here.
+//!
+//! Plain data and pure functions, no UI: nothing in this module imports
+//! Leptos, web-sys or plotters, so all of it is tested natively
+//! (`cargo test`). Each formula's doc comment names its paper and equation.
+
+pub mod activations;
+pub mod comm;
+pub mod compute;
+pub mod memory;
+pub mod number;
+pub mod pipeline;
+pub mod presets;
+pub mod query;
+pub mod scenario;
+pub mod tensor;
+pub mod three_d;
+pub mod units;

@@ -1,0 +1,96 @@
+//! Numbers as people and URLs write them: `8`, `0.5`, `2e12`, `50B`, `6.74b`, `2T`.
+//!
+//! The grammar is the one `shared/spec/figures.md` publishes: a decimal or
+//! scientific number, optionally followed by one of the suffixes K, M, B, T
+//! (thousand, million, billion, trillion), case-insensitive. Anything else,
+//! including `inf`, `NaN` and numbers too large for an f64, is an error.
+
+use std::fmt;
+
+/// Longer inputs are rejected before any work is done on them.
+const MAX_LEN: usize = 40;
+
+/// Why a text is not a number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NumberError {
+    Empty,
+    TooLong,
+    NotANumber,
+    NotFinite,
+}
+
+impl fmt::Display for NumberError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NumberError::Empty => "it is empty",
+            NumberError::TooLong => "it is too long to be a number",
+            NumberError::NotANumber => "it is not a number",
+            NumberError::NotFinite => "it is too large to represent",
+        })
+    }
+}
+
+/// Parses a number in the spec's grammar into a finite `f64`.
+pub fn parse_number(text: &str) -> Result<f64, NumberError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(NumberError::Empty);
+    }
+    if text.len() > MAX_LEN {
+        return Err(NumberError::TooLong);
+    }
+    let (body, scale) = match text.as_bytes()[text.len() - 1].to_ascii_uppercase() {
+        b'K' => (&text[..text.len() - 1], 1e3),
+        b'M' => (&text[..text.len() - 1], 1e6),
+        b'B' => (&text[..text.len() - 1], 1e9),
+        b'T' => (&text[..text.len() - 1], 1e12),
+        _ => (text, 1.0),
+    };
+    // `f64::from_str` also accepts "inf", "NaN" and "infinity"; the spec does not.
+    let well_formed = body.bytes().any(|b| b.is_ascii_digit())
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if !well_formed {
+        return Err(NumberError::NotANumber);
+    }
+    let value: f64 = body.parse().map_err(|_| NumberError::NotANumber)?;
+    let value = value * scale;
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(NumberError::NotFinite)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_the_spec_grammar() {
+        assert_eq!(parse_number("8"), Ok(8.0));
+        assert_eq!(parse_number("0.5"), Ok(0.5));
+        assert_eq!(parse_number("2e12"), Ok(2e12));
+        assert_eq!(parse_number("50B"), Ok(50e9));
+        assert_eq!(parse_number("2t"), Ok(2e12));
+        assert_eq!(parse_number(" 6.74B "), Ok(6.74e9));
+        assert_eq!(parse_number("1.5k"), Ok(1500.0));
+        assert_eq!(parse_number("3M"), Ok(3e6));
+        assert_eq!(parse_number("-5"), Ok(-5.0));
+    }
+
+    #[test]
+    fn rejects_everything_else() {
+        assert_eq!(parse_number(""), Err(NumberError::Empty));
+        assert_eq!(parse_number("banana"), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("inf"), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("NaN"), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("B"), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("1..2"), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("1e400"), Err(NumberError::NotFinite));
+        assert_eq!(parse_number("1e300T"), Err(NumberError::NotFinite));
+        assert_eq!(parse_number(&"9".repeat(100)), Err(NumberError::TooLong));
+        assert_eq!(parse_number("5é"), Err(NumberError::NotANumber));
+    }
+}

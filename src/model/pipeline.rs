@@ -1,0 +1,195 @@
+//! Pipeline parallelism: stages, micro-batches and the bubble, in closed form.
+//!
+//! Time is counted in units of one micro-batch's forward pass through one
+//! stage; a backward pass costs two units (the seeds' convention, and roughly
+//! true: the backward computes gradients for both inputs and weights).
+
+use std::ops::Range;
+
+/// The order in which a stage runs its forward and backward blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// All forwards, then all backwards (Huang et al. 2019, GPipe).
+    GPipe,
+    /// One forward, one backward (PipeDream-Flush, Narayanan et al. 2019/2021).
+    OneFOneB,
+    /// 1F1B with `chunks` model chunks per GPU (Narayanan et al. 2021, section 2.2.2).
+    Interleaved,
+    /// Zero-bubble ZB-H1: backward split into input- and weight-gradient
+    /// blocks, weight gradients fill the drain (Qi et al. 2023, section 3).
+    ZeroBubbleH1,
+}
+
+impl Schedule {
+    pub const ALL: [Schedule; 4] = [
+        Schedule::GPipe,
+        Schedule::OneFOneB,
+        Schedule::Interleaved,
+        Schedule::ZeroBubbleH1,
+    ];
+
+    /// The id used in URLs.
+    pub fn id(self) -> &'static str {
+        match self {
+            Schedule::GPipe => "gpipe",
+            Schedule::OneFOneB => "1f1b",
+            Schedule::Interleaved => "interleaved",
+            Schedule::ZeroBubbleH1 => "zb-h1",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|schedule| schedule.id() == id)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Schedule::GPipe => "GPipe",
+            Schedule::OneFOneB => "1F1B",
+            Schedule::Interleaved => "Interleaved 1F1B",
+            Schedule::ZeroBubbleH1 => "Zero bubble (ZB-H1)",
+        }
+    }
+}
+
+/// The bubble: the idle share of the whole timeline, for `p` stages, `m`
+/// micro-batches and (for the interleaved schedule) `chunks` chunks per GPU.
+///
+/// - GPipe and 1F1B: (p − 1)/(m + p − 1) (Huang et al. 2019, section 2.3;
+///   Narayanan et al. 2021, section 2.2.1, where the bubble is (p − 1)/m of the
+///   ideal time, that is (p − 1)/(m + p − 1) of the whole).
+/// - Interleaved with v chunks: the fill and drain shrink v-fold,
+///   (p − 1)/(vm + p − 1) (Narayanan et al. 2021, section 2.2.2).
+/// - ZB-H1: the bubble drops to (p − 1)(T_F + T_B − T_W), a third of 1F1B's
+///   3(p − 1) when forward, input-gradient and weight-gradient blocks each take
+///   one unit: (p − 1)/(3m + p − 1) (Qi et al. 2023, section 3.1).
+pub fn bubble(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
+    let idle = f64::from(p.max(1) - 1);
+    let m = f64::from(m.max(1));
+    let work = match schedule {
+        Schedule::GPipe | Schedule::OneFOneB => m,
+        Schedule::Interleaved => m * f64::from(chunks.max(1)),
+        Schedule::ZeroBubbleH1 => 3.0 * m,
+    };
+    idle / (work + idle)
+}
+
+/// The fewest micro-batches that bring the bubble strictly under `target`
+/// (a fraction in 0..1): for GPipe, m > (p − 1)(1 − target)/target.
+/// `None` when no micro-batch count up to `max_micro` does.
+pub fn micro_batches_for_bubble_below(
+    schedule: Schedule,
+    p: u32,
+    chunks: u32,
+    target: f64,
+    max_micro: u32,
+) -> Option<u32> {
+    if target.is_nan() || target <= 0.0 {
+        return None;
+    }
+    // Bubble falls as m grows, so a binary search over 1..=max_micro finds the first m below target.
+    let below = |m: u32| bubble(schedule, p, m, chunks) < target;
+    if !below(max_micro) {
+        return None;
+    }
+    let (mut low, mut high) = (1u32, max_micro);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if below(mid) {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    Some(low)
+}
+
+/// Layer ranges of `p` stages over `layers` layers, as even as possible (the
+/// first stages take one extra layer when `p` does not divide `layers`).
+pub fn stage_layers(layers: u32, p: u32) -> Vec<Range<u32>> {
+    let p = p.clamp(1, layers.max(1));
+    let (base, extra) = (layers / p, layers % p);
+    let mut start = 0;
+    (0..p)
+        .map(|stage| {
+            let len = base + u32::from(stage < extra);
+            let range = start..start + len;
+            start += len;
+            range
+        })
+        .collect()
+}
+
+/// Layers on the busiest stage: ⌈L/p⌉.
+pub fn layers_per_stage(layers: u32, p: u32) -> u32 {
+    layers.div_ceil(p.max(1))
+}
+
+/// Work units per stage in one step (forward 1 + backward 2 per micro-batch and chunk of layers).
+pub fn busy_units(m: u32) -> u32 {
+    3 * m
+}
+
+/// Length of a GPipe or 1F1B step in units: 3(m + p − 1).
+pub fn total_units(p: u32, m: u32) -> u32 {
+    3 * (m + p.max(1) - 1)
+}
+
+/// Micro-batches whose activations the first stage holds at its peak: all m
+/// under GPipe, at most p under 1F1B-style schedules (Narayanan et al. 2021, section 2.2.1).
+pub fn peak_in_flight(schedule: Schedule, p: u32, m: u32) -> u32 {
+    match schedule {
+        Schedule::GPipe => m,
+        _ => m.min(p.max(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpipe_bubble_closed_form() {
+        assert!((bubble(Schedule::GPipe, 4, 4, 1) - 3.0 / 7.0).abs() < 1e-15);
+        assert!((bubble(Schedule::OneFOneB, 4, 8, 1) - 3.0 / 11.0).abs() < 1e-15);
+        assert_eq!(bubble(Schedule::GPipe, 1, 8, 1), 0.0);
+        assert_eq!(total_units(4, 4), 21);
+        assert_eq!(busy_units(4), 12);
+    }
+
+    #[test]
+    fn interleaving_and_zero_bubble_shrink_it() {
+        let plain = bubble(Schedule::OneFOneB, 8, 16, 1);
+        assert!(bubble(Schedule::Interleaved, 8, 16, 2) < plain);
+        assert!((bubble(Schedule::Interleaved, 8, 16, 2) - 7.0 / 39.0).abs() < 1e-15);
+        assert!((bubble(Schedule::ZeroBubbleH1, 8, 16, 1) - 7.0 / 55.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn micro_batches_for_a_ten_percent_bubble() {
+        assert_eq!(
+            micro_batches_for_bubble_below(Schedule::GPipe, 4, 1, 0.1, 1 << 20),
+            Some(28)
+        );
+        assert_eq!(
+            micro_batches_for_bubble_below(Schedule::GPipe, 1, 1, 0.1, 1 << 20),
+            Some(1)
+        );
+        assert_eq!(
+            micro_batches_for_bubble_below(Schedule::GPipe, 8, 1, 0.1, 10),
+            None
+        );
+        assert_eq!(
+            micro_batches_for_bubble_below(Schedule::GPipe, 8, 1, 0.0, 10),
+            None
+        );
+    }
+
+    #[test]
+    fn stages_cover_every_layer_once() {
+        assert_eq!(stage_layers(32, 4), vec![0..8, 8..16, 16..24, 24..32]);
+        assert_eq!(stage_layers(10, 3), vec![0..4, 4..7, 7..10]);
+        assert_eq!(layers_per_stage(10, 3), 4);
+        assert_eq!(stage_layers(2, 8).len(), 2);
+    }
+}

@@ -1,0 +1,417 @@
+//! Model and GPU presets as plain data, each with its source.
+//!
+//! Parameter counts are not typed in: they are computed from the architecture
+//! (`Architecture::parameter_count`), so `llama2-7b` comes out at 6.74B the way
+//! its published configuration adds up.
+
+use super::units::{Bytes, BytesPerSecond, FlopPerSecond};
+
+/// The feed-forward block of a transformer layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mlp {
+    /// Two matrices h×f and f×h with a GELU between (GPT-2, GPT-3).
+    Gelu,
+    /// Three matrices: gate and up h×f, down f×h (SwiGLU; Shazeer 2020, used by Llama).
+    SwiGlu,
+}
+
+/// The normalisation layers, which carry a few parameters each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Norm {
+    /// LayerNorm: a gain and a bias of width h.
+    LayerNorm,
+    /// RMSNorm: a gain of width h.
+    RmsNorm,
+}
+
+/// A decoder-only transformer's shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Architecture {
+    pub layers: u32,
+    /// Model width h.
+    pub hidden: u32,
+    /// Feed-forward width f.
+    pub ffn: u32,
+    /// Attention heads a.
+    pub heads: u32,
+    /// Key/value heads (grouped-query attention when fewer than `heads`).
+    pub kv_heads: u32,
+    pub vocab: u32,
+    /// Training sequence length s, in tokens.
+    pub seq: u32,
+    pub mlp: Mlp,
+    pub norm: Norm,
+    /// Biases on every linear layer (GPT-3) or none (Llama).
+    pub biases: bool,
+    /// Whether the output projection shares the input embedding's matrix.
+    pub tied_embeddings: bool,
+    /// Learned absolute position embeddings (GPT-3) rather than rotary ones.
+    pub learned_positions: bool,
+}
+
+impl Architecture {
+    fn h(&self) -> f64 {
+        f64::from(self.hidden)
+    }
+
+    /// Width of the key and value projections: kv_heads × head dimension.
+    fn kv_width(&self) -> f64 {
+        self.h() * f64::from(self.kv_heads) / f64::from(self.heads.max(1))
+    }
+
+    /// Parameters in one layer's weight matrices (attention and MLP), which
+    /// tensor parallelism splits (Shoeybi et al. 2019, section 3).
+    pub fn layer_matrix_params(&self) -> f64 {
+        let h = self.h();
+        let attention = 2.0 * h * h + 2.0 * h * self.kv_width();
+        let mlp_matrices = match self.mlp {
+            Mlp::Gelu => 2.0,
+            Mlp::SwiGlu => 3.0,
+        };
+        attention + mlp_matrices * h * f64::from(self.ffn)
+    }
+
+    /// Parameters in one layer that every tensor-parallel rank keeps whole:
+    /// the norms, and the biases of row-parallel layers.
+    pub fn layer_replicated_params(&self) -> f64 {
+        let h = self.h();
+        let norms = match self.norm {
+            Norm::LayerNorm => 4.0 * h,
+            Norm::RmsNorm => 2.0 * h,
+        };
+        let row_biases = if self.biases { 2.0 * h } else { 0.0 };
+        norms + row_biases
+    }
+
+    /// Biases of the column-parallel layers (QKV and the MLP's first matrix),
+    /// which are split with their columns.
+    fn layer_split_biases(&self) -> f64 {
+        if self.biases {
+            self.h() + 2.0 * self.kv_width() + f64::from(self.ffn)
+        } else {
+            0.0
+        }
+    }
+
+    /// All parameters of one layer.
+    pub fn layer_params(&self) -> f64 {
+        self.layer_matrix_params() + self.layer_split_biases() + self.layer_replicated_params()
+    }
+
+    /// Embeddings, output head, positions and the final norm.
+    pub fn outside_layer_params(&self) -> f64 {
+        let h = self.h();
+        let embedding = f64::from(self.vocab) * h;
+        let head = if self.tied_embeddings { 0.0 } else { embedding };
+        let positions = if self.learned_positions {
+            f64::from(self.seq) * h
+        } else {
+            0.0
+        };
+        let final_norm = match self.norm {
+            Norm::LayerNorm => 2.0 * h,
+            Norm::RmsNorm => h,
+        };
+        embedding + head + positions + final_norm
+    }
+
+    /// Total parameters, exactly as the architecture adds up.
+    pub fn exact_parameter_count(&self) -> f64 {
+        f64::from(self.layers) * self.layer_params() + self.outside_layer_params()
+    }
+
+    /// Ψ, the parameter count the estimator uses: the exact count rounded to
+    /// three significant figures, the way model cards quote it (Llama 2 7B:
+    /// 6,738,415,616 → 6.74B). The seeds compute with the quoted value: their
+    /// "98 days on 64 GPUs" needs Ψ = 6.74B, where the exact count gives 97.49 days.
+    pub fn parameter_count(&self) -> f64 {
+        round_significant(self.exact_parameter_count(), 3)
+    }
+}
+
+/// Rounds to `figures` significant figures.
+fn round_significant(value: f64, figures: i32) -> f64 {
+    if value <= 0.0 || !value.is_finite() {
+        return value;
+    }
+    let scale = 10f64.powi(value.log10().floor() as i32 + 1 - figures);
+    (value / scale).round() * scale
+}
+
+/// A named model preset.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelPreset {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The size in the model's name (70B for both 70B models), in parameters.
+    pub nominal: f64,
+    pub arch: Architecture,
+    pub source: &'static str,
+}
+
+const LLAMA: Architecture = Architecture {
+    layers: 32,
+    hidden: 4096,
+    ffn: 11008,
+    heads: 32,
+    kv_heads: 32,
+    vocab: 32000,
+    seq: 4096,
+    mlp: Mlp::SwiGlu,
+    norm: Norm::RmsNorm,
+    biases: false,
+    tied_embeddings: false,
+    learned_positions: false,
+};
+
+/// The spec's model presets, in the spec's order.
+pub const MODELS: [ModelPreset; 7] = [
+    ModelPreset {
+        id: "llama2-7b",
+        name: "Llama 2 7B",
+        nominal: 7e9,
+        arch: LLAMA,
+        source: "Touvron et al. 2023, Llama 2, Table 1; Hugging Face config of meta-llama/Llama-2-7b-hf",
+    },
+    ModelPreset {
+        id: "llama2-13b",
+        name: "Llama 2 13B",
+        nominal: 13e9,
+        arch: Architecture { layers: 40, hidden: 5120, ffn: 13824, heads: 40, kv_heads: 40, ..LLAMA },
+        source: "Touvron et al. 2023, Llama 2, Table 1; config of meta-llama/Llama-2-13b-hf",
+    },
+    ModelPreset {
+        id: "llama2-70b",
+        name: "Llama 2 70B",
+        nominal: 70e9,
+        arch: Architecture { layers: 80, hidden: 8192, ffn: 28672, heads: 64, kv_heads: 8, ..LLAMA },
+        source: "Touvron et al. 2023, Llama 2, Table 1; config of meta-llama/Llama-2-70b-hf",
+    },
+    ModelPreset {
+        id: "llama3-8b",
+        name: "Llama 3 8B",
+        nominal: 8e9,
+        arch: Architecture { ffn: 14336, kv_heads: 8, vocab: 128256, seq: 8192, ..LLAMA },
+        source: "Llama Team 2024, The Llama 3 Herd of Models, Table 3; config of meta-llama/Meta-Llama-3-8B",
+    },
+    ModelPreset {
+        id: "llama3-70b",
+        name: "Llama 3 70B",
+        nominal: 70e9,
+        arch: Architecture {
+            layers: 80,
+            hidden: 8192,
+            ffn: 28672,
+            heads: 64,
+            kv_heads: 8,
+            vocab: 128256,
+            seq: 8192,
+            ..LLAMA
+        },
+        source: "Llama Team 2024, The Llama 3 Herd of Models, Table 3; config of meta-llama/Meta-Llama-3-70B",
+    },
+    ModelPreset {
+        id: "llama3-405b",
+        name: "Llama 3 405B",
+        nominal: 405e9,
+        arch: Architecture {
+            layers: 126,
+            hidden: 16384,
+            ffn: 53248,
+            heads: 128,
+            kv_heads: 8,
+            vocab: 128256,
+            seq: 8192,
+            ..LLAMA
+        },
+        source: "Llama Team 2024, The Llama 3 Herd of Models, Table 3",
+    },
+    ModelPreset {
+        id: "gpt3-175b",
+        name: "GPT-3 175B",
+        nominal: 175e9,
+        arch: Architecture {
+            layers: 96,
+            hidden: 12288,
+            ffn: 49152,
+            heads: 96,
+            kv_heads: 96,
+            vocab: 50257,
+            seq: 2048,
+            mlp: Mlp::Gelu,
+            norm: Norm::LayerNorm,
+            biases: true,
+            tied_embeddings: true,
+            learned_positions: true,
+        },
+        source: "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (GPT-2 layout, Radford et al. 2019)",
+    },
+];
+
+/// The default model: Llama 2 7B, the seeds' example.
+pub const DEFAULT_MODEL: &ModelPreset = &MODELS[0];
+
+/// Looks a model preset up by id.
+pub fn model_preset(id: &str) -> Option<&'static ModelPreset> {
+    MODELS.iter().find(|preset| preset.id == id)
+}
+
+/// The preset whose nominal size is nearest to `params` on a log scale; a tie
+/// goes to the preset listed first (so 70B picks Llama 2 70B, as the spec says).
+pub fn nearest_model(params: f64) -> &'static ModelPreset {
+    let target = params.max(1.0).ln();
+    let distance = |preset: &ModelPreset| (preset.nominal.ln() - target).abs();
+    MODELS
+        .iter()
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+        .unwrap_or(DEFAULT_MODEL)
+}
+
+/// An accelerator and the links around it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuPreset {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// Memory per GPU.
+    pub memory: Bytes,
+    /// Dense bf16 peak.
+    pub peak: FlopPerSecond,
+    /// Share of the peak a large training run sustains (model FLOPs utilisation).
+    pub sustained_fraction: f64,
+    /// GPU-to-GPU bandwidth inside a node, one direction.
+    pub nvlink: BytesPerSecond,
+    /// Bandwidth per GPU between nodes, one direction.
+    pub network: BytesPerSecond,
+    pub gpus_per_node: u32,
+    pub source: &'static str,
+}
+
+impl GpuPreset {
+    /// The rate a training run sustains: peak × sustained fraction.
+    pub fn sustained(&self) -> FlopPerSecond {
+        self.peak * self.sustained_fraction
+    }
+}
+
+/// Large runs sustain roughly 40% of the dense peak: Llama 3's 16K-GPU
+/// pre-training reported 38–43% model FLOPs utilisation (Llama Team 2024, Table 4).
+const TYPICAL_MFU: f64 = 0.4;
+
+/// The spec's GPU presets.
+pub const GPUS: [GpuPreset; 6] = [
+    GpuPreset {
+        id: "illustrative",
+        name: "Illustrative 80 GB GPU",
+        memory: Bytes(80e9),
+        peak: FlopPerSecond(150e12),
+        // The seeds state the sustained rate itself, 150 TFLOP/s.
+        sustained_fraction: 1.0,
+        nvlink: BytesPerSecond(450e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 8,
+        source: "The explainer seed's illustrative numbers: 80 GB, 150 TFLOP/s sustained, NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
+    },
+    GpuPreset {
+        id: "a100-80gb",
+        name: "NVIDIA A100 80GB SXM",
+        memory: Bytes(80e9),
+        peak: FlopPerSecond(312e12),
+        sustained_fraction: TYPICAL_MFU,
+        nvlink: BytesPerSecond(300e9),
+        network: BytesPerSecond(25e9),
+        gpus_per_node: 8,
+        source: "NVIDIA A100 datasheet: 312 TFLOP/s dense BF16, NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
+    },
+    GpuPreset {
+        id: "h100-sxm",
+        name: "NVIDIA H100 SXM",
+        memory: Bytes(80e9),
+        peak: FlopPerSecond(989e12),
+        sustained_fraction: TYPICAL_MFU,
+        nvlink: BytesPerSecond(450e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 8,
+        source: "NVIDIA H100 datasheet: 989 TFLOP/s dense BF16, NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
+    },
+    GpuPreset {
+        id: "h200",
+        name: "NVIDIA H200 SXM",
+        memory: Bytes(141e9),
+        peak: FlopPerSecond(989e12),
+        sustained_fraction: TYPICAL_MFU,
+        nvlink: BytesPerSecond(450e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 8,
+        source: "NVIDIA H200 datasheet: 141 GB HBM3e, 989 TFLOP/s dense BF16, NVLink 900 GB/s both ways; 400 Gb/s per GPU",
+    },
+    GpuPreset {
+        id: "b200",
+        name: "NVIDIA B200 (HGX)",
+        memory: Bytes(180e9),
+        peak: FlopPerSecond(2250e12),
+        sustained_fraction: TYPICAL_MFU,
+        nvlink: BytesPerSecond(900e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 8,
+        source: "NVIDIA HGX B200 datasheet: 180 GB HBM3e, 2.25 PFLOP/s dense BF16, NVLink 5 1.8 TB/s both ways; 400 Gb/s per GPU",
+    },
+    GpuPreset {
+        id: "mi300x",
+        name: "AMD Instinct MI300X",
+        memory: Bytes(192e9),
+        peak: FlopPerSecond(1307e12),
+        sustained_fraction: TYPICAL_MFU,
+        nvlink: BytesPerSecond(448e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 8,
+        source: "AMD MI300X datasheet: 192 GB HBM3, 1,307 TFLOP/s dense BF16, 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
+    },
+];
+
+/// The default GPU: the seeds' illustrative one.
+pub const DEFAULT_GPU: &GpuPreset = &GPUS[0];
+
+/// Looks a GPU preset up by id.
+pub fn gpu_preset(id: &str) -> Option<&'static GpuPreset> {
+    GPUS.iter().find(|preset| preset.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Published totals, to three significant figures.
+    #[test]
+    fn parameter_counts_match_the_published_sizes() {
+        let expected = [
+            ("llama2-7b", 6.74e9),
+            ("llama3-8b", 8.03e9),
+            ("llama2-13b", 13.0e9),
+            ("llama2-70b", 69.0e9),
+            ("llama3-70b", 70.6e9),
+            ("gpt3-175b", 175e9),
+            ("llama3-405b", 406e9),
+        ];
+        for (id, published) in expected {
+            let count = model_preset(id).unwrap().arch.exact_parameter_count();
+            assert!(
+                (count / published - 1.0).abs() < 0.005,
+                "{id}: {count} vs {published}"
+            );
+        }
+    }
+
+    #[test]
+    fn llama2_7b_adds_up_exactly() {
+        assert_eq!(DEFAULT_MODEL.arch.exact_parameter_count(), 6_738_415_616.0);
+        assert_eq!(DEFAULT_MODEL.arch.parameter_count(), 6.74e9);
+    }
+
+    #[test]
+    fn nearest_model_by_size() {
+        assert_eq!(nearest_model(70e9).id, "llama2-70b");
+        assert_eq!(nearest_model(7e9).id, "llama2-7b");
+        assert_eq!(nearest_model(1e12).id, "llama3-405b");
+        assert_eq!(nearest_model(0.0).id, "llama2-7b");
+    }
+}

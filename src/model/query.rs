@@ -1,0 +1,369 @@
+//! Figure parameters <-> URL query, per `shared/spec/figures.md`.
+//!
+//! Pure: takes and returns strings. Reading never fails: a known key with a
+//! bad value yields its default (or the value clamped to its range) and a
+//! [`Notice`] that says in plain words what was wrong and what was used.
+
+use super::number::parse_number;
+use super::units::{group_thousands, Count};
+
+/// The most characters of a bad value quoted back in a notice.
+const QUOTE_LIMIT: usize = 24;
+
+/// A parsed query string: its key/value pairs, percent-decoded, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    /// Parses `?a=1&b=2` (the leading `?` is optional). `+` is a space;
+    /// malformed percent escapes are kept as they are.
+    pub fn parse(search: &str) -> Self {
+        let search = search.strip_prefix('?').unwrap_or(search);
+        let pairs = search
+            .split('&')
+            .filter(|part| !part.is_empty())
+            .map(|part| {
+                let (key, value) = part.split_once('=').unwrap_or((part, ""));
+                (decode(key), decode(value))
+            })
+            .collect();
+        Self { pairs }
+    }
+
+    /// The first value given for `key` (later repeats are ignored).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        let escaped = (byte == b'%')
+            .then(|| bytes.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (byte, escaped) {
+            (_, Some(decoded)) => {
+                out.push(decoded);
+                index += 3;
+            }
+            (b'+', None) => {
+                out.push(b' ');
+                index += 1;
+            }
+            (other, None) => {
+                out.push(other);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Writes pairs as a query string with a leading `?` (empty when there are none).
+pub fn to_search(pairs: &[(String, String)]) -> String {
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let body: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .collect();
+    format!("?{}", body.join("&"))
+}
+
+/// A number as compact URL text: `2T`, `50B`, `6.74B`, `8`, `0.5`.
+pub fn url_number(value: f64) -> String {
+    for (scale, suffix) in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")] {
+        if value.abs() >= scale {
+            let scaled = format!("{}", value / scale);
+            // Only when the suffix form reads back to exactly the same number.
+            if scaled.len() <= 8 && scaled.parse::<f64>().ok().map(|s| s * scale) == Some(value) {
+                return format!("{scaled}{suffix}");
+            }
+        }
+    }
+    format!("{value}")
+}
+
+/// What was wrong with one URL parameter and what was used instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// The parameter's key, published as `data-notice`.
+    pub key: String,
+    /// A plain-language sentence for the reader.
+    pub message: String,
+}
+
+/// Quotes a bad value back safely: shortened, as plain text.
+fn quote(raw: &str) -> String {
+    let mut shown: String = raw.chars().take(QUOTE_LIMIT).collect();
+    if raw.chars().count() > QUOTE_LIMIT {
+        shown.push('…');
+    }
+    format!("“{shown}”")
+}
+
+/// How a numeric parameter is read, checked and shown.
+#[derive(Clone, Copy, Debug)]
+pub struct NumberSpec {
+    pub key: &'static str,
+    pub min: f64,
+    pub max: f64,
+    /// Whole numbers only (GPU counts, layers): fractions are rounded.
+    pub integer: bool,
+    /// Large values are shown as `2.00T` rather than `2000000000000`.
+    pub suffixed: bool,
+}
+
+impl NumberSpec {
+    /// A whole number in `min..=max`.
+    pub const fn whole(key: &'static str, min: f64, max: f64) -> Self {
+        Self {
+            key,
+            min,
+            max,
+            integer: true,
+            suffixed: false,
+        }
+    }
+
+    /// A large count shown with K/M/B/T.
+    pub const fn count(key: &'static str, min: f64, max: f64) -> Self {
+        Self {
+            key,
+            min,
+            max,
+            integer: false,
+            suffixed: true,
+        }
+    }
+
+    pub fn show(&self, value: f64) -> String {
+        if self.suffixed {
+            Count(value).to_string()
+        } else if self.integer {
+            group_thousands(value)
+        } else {
+            format!("{value}")
+        }
+    }
+
+    /// Brings a value into range (rounding whole numbers), or `Err` with the
+    /// reason when it had to change.
+    pub fn validate(&self, value: f64) -> Result<f64, (f64, String)> {
+        if value < self.min {
+            let used = self.min;
+            return Err((
+                used,
+                format!("is below the smallest allowed value, {}", self.show(used)),
+            ));
+        }
+        if value > self.max {
+            let used = self.max;
+            return Err((
+                used,
+                format!("is above the largest allowed value, {}", self.show(used)),
+            ));
+        }
+        if self.integer && value.fract() != 0.0 {
+            return Err((value.round(), "is not a whole number".to_string()));
+        }
+        Ok(value)
+    }
+
+    /// Reads the parameter, or `None` when the query does not mention it.
+    /// A bad value adds a notice and falls back to `default` (unparseable)
+    /// or to the nearest allowed value (out of range).
+    pub fn read_optional(
+        &self,
+        query: &Query,
+        default: f64,
+        notices: &mut Vec<Notice>,
+    ) -> Option<f64> {
+        let raw = query.get(self.key)?;
+        let value = match parse_number(raw) {
+            Ok(value) => value,
+            Err(error) => {
+                notices.push(Notice {
+                    key: self.key.to_string(),
+                    message: format!(
+                        "{} = {}: {error}, so the default, {}, is used.",
+                        self.key,
+                        quote(raw),
+                        self.show(default)
+                    ),
+                });
+                return Some(default);
+            }
+        };
+        Some(self.validate(value).unwrap_or_else(|(used, reason)| {
+            notices.push(Notice {
+                key: self.key.to_string(),
+                message: format!(
+                    "{} = {} {reason}, so {} is used.",
+                    self.key,
+                    quote(raw),
+                    self.show(used)
+                ),
+            });
+            used
+        }))
+    }
+
+    /// Reads the parameter, falling back to `default` when absent or bad.
+    pub fn read(&self, query: &Query, default: f64, notices: &mut Vec<Notice>) -> f64 {
+        self.read_optional(query, default, notices)
+            .unwrap_or(default)
+    }
+}
+
+/// Reads a parameter whose value must be one of `ids`; anything else adds a
+/// notice and yields `None` (the caller's default).
+pub fn read_choice<'a>(
+    query: &Query,
+    key: &str,
+    ids: &[&'a str],
+    notices: &mut Vec<Notice>,
+) -> Option<&'a str> {
+    let raw = query.get(key)?;
+    let found = ids
+        .iter()
+        .copied()
+        .find(|id| id.eq_ignore_ascii_case(raw.trim()));
+    if found.is_none() {
+        notices.push(Notice {
+            key: key.to_string(),
+            message: format!(
+                "{key} = {} is not one of the choices ({}), so the default is used.",
+                quote(raw),
+                ids.join(", ")
+            ),
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_decodes() {
+        let query = Query::parse("?fig=why&tokens=50B&name=a%20b+c&bad=%zz&x=1&x=2&flag");
+        assert_eq!(query.get("fig"), Some("why"));
+        assert_eq!(query.get("tokens"), Some("50B"));
+        assert_eq!(query.get("name"), Some("a b c"));
+        assert_eq!(query.get("bad"), Some("%zz"));
+        assert_eq!(query.get("x"), Some("1"));
+        assert_eq!(query.get("flag"), Some(""));
+        assert_eq!(query.get("missing"), None);
+        assert_eq!(Query::parse(""), Query::default());
+    }
+
+    #[test]
+    fn writes_what_it_reads() {
+        let pairs = vec![
+            ("fig".to_string(), "why".to_string()),
+            ("note".to_string(), "<b>&=?".to_string()),
+        ];
+        let search = to_search(&pairs);
+        assert_eq!(search, "?fig=why&note=%3Cb%3E%26%3D%3F");
+        let back = Query::parse(&search);
+        assert_eq!(back.get("note"), Some("<b>&=?"));
+        assert_eq!(to_search(&[]), "");
+    }
+
+    #[test]
+    fn numbers_in_urls_are_compact_and_exact() {
+        assert_eq!(url_number(2e12), "2T");
+        assert_eq!(url_number(50e9), "50B");
+        assert_eq!(url_number(1.55e12), "1.55T");
+        assert_eq!(url_number(6.74e9), "6.74B");
+        assert_eq!(url_number(8.0), "8");
+        assert_eq!(url_number(6_738_415_616.0), "6738415616");
+    }
+
+    const TOKENS: NumberSpec = NumberSpec::count("tokens", 50e9, 2e12);
+
+    #[test]
+    fn bad_numbers_fall_back_with_a_notice() {
+        let mut notices = Vec::new();
+        let read = |search: &str, notices: &mut Vec<Notice>| {
+            TOKENS.read(&Query::parse(search), 2e12, notices)
+        };
+        assert_eq!(read("tokens=1T", &mut notices), 1e12);
+        assert!(notices.is_empty());
+        assert_eq!(read("tokens=banana", &mut notices), 2e12);
+        assert_eq!(read("tokens=-5", &mut notices), 50e9);
+        assert_eq!(read("tokens=1e400", &mut notices), 2e12);
+        assert_eq!(read("tokens=9T", &mut notices), 2e12);
+        assert_eq!(notices.len(), 4);
+        assert!(notices.iter().all(|n| n.key == "tokens"));
+        assert_eq!(
+            notices[0].message,
+            "tokens = “banana”: it is not a number, so the default, 2.00T, is used."
+        );
+        assert_eq!(
+            notices[1].message,
+            "tokens = “-5” is below the smallest allowed value, 50.0B, so 50.0B is used."
+        );
+    }
+
+    #[test]
+    fn whole_numbers_are_rounded_with_a_notice() {
+        let mut notices = Vec::new();
+        let gpus = NumberSpec::whole("gpus", 1.0, 64.0);
+        assert_eq!(gpus.read(&Query::parse("gpus=7.6"), 8.0, &mut notices), 8.0);
+        assert_eq!(notices.len(), 1);
+    }
+
+    #[test]
+    fn long_values_are_quoted_short() {
+        let mut notices = Vec::new();
+        let long = "x".repeat(100_000);
+        TOKENS.read(&Query::parse(&format!("tokens={long}")), 2e12, &mut notices);
+        assert!(notices[0].message.len() < 200);
+    }
+
+    #[test]
+    fn choices() {
+        let mut notices = Vec::new();
+        let ids = ["a", "b"];
+        assert_eq!(
+            read_choice(&Query::parse("k=B"), "k", &ids, &mut notices),
+            Some("b")
+        );
+        assert_eq!(
+            read_choice(&Query::parse("k=z"), "k", &ids, &mut notices),
+            None
+        );
+        assert_eq!(
+            read_choice(&Query::parse(""), "k", &ids, &mut notices),
+            None
+        );
+        assert_eq!(notices.len(), 1);
+    }
+}

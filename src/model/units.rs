@@ -1,0 +1,283 @@
+//! Units as types, and their formatting for people.
+//!
+//! Every quantity the estimator returns carries its unit in its type, so a
+//! figure cannot show bytes as seconds. `Display` gives the seeds' style
+//! (`107.8 GB`, `17.1 years`, `8.1e22 FLOP`); `value()` gives the base-unit
+//! number that readouts publish in `data-value`.
+//!
+//! Decimal prefixes throughout: GB means 10^9 bytes, as in the seeds.
+
+use std::fmt;
+
+macro_rules! unit {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+        pub struct $name(pub f64);
+
+        impl $name {
+            /// The value in base units, as published in `data-value`.
+            pub fn value(self) -> f64 {
+                self.0
+            }
+        }
+
+        impl std::ops::Add for $name {
+            type Output = Self;
+            fn add(self, other: Self) -> Self {
+                Self(self.0 + other.0)
+            }
+        }
+
+        impl std::ops::Mul<f64> for $name {
+            type Output = Self;
+            fn mul(self, factor: f64) -> Self {
+                Self(self.0 * factor)
+            }
+        }
+
+        impl std::ops::Div<f64> for $name {
+            type Output = Self;
+            fn div(self, divisor: f64) -> Self {
+                Self(self.0 / divisor)
+            }
+        }
+    };
+}
+
+unit!(
+    /// A size in bytes.
+    Bytes
+);
+unit!(
+    /// A duration in seconds.
+    Seconds
+);
+unit!(
+    /// An amount of arithmetic, in floating-point operations.
+    Flop
+);
+unit!(
+    /// A compute rate, in FLOP per second.
+    FlopPerSecond
+);
+unit!(
+    /// A link bandwidth, in bytes per second in one direction.
+    BytesPerSecond
+);
+unit!(
+    /// A plain count (parameters, tokens, sequences), shown with a K/M/B/T suffix.
+    Count
+);
+
+impl Bytes {
+    pub const GB: f64 = 1e9;
+
+    /// A memory capacity in whole gigabytes, as GPUs are sold: `80 GB`, `141 GB`.
+    pub fn capacity_text(self) -> String {
+        format!("{} GB", group_thousands(self.0 / Self::GB))
+    }
+
+    /// How long these bytes take over a link.
+    pub fn over(self, link: BytesPerSecond) -> Seconds {
+        Seconds(self.0 / link.0)
+    }
+}
+
+impl Flop {
+    /// How long this much arithmetic takes at a rate.
+    pub fn at(self, rate: FlopPerSecond) -> Seconds {
+        Seconds(self.0 / rate.0)
+    }
+}
+
+impl Seconds {
+    pub const MINUTE: f64 = 60.0;
+    pub const HOUR: f64 = 3600.0;
+    pub const DAY: f64 = 86_400.0;
+    /// A Julian year, 365.25 days.
+    pub const YEAR: f64 = 365.25 * 86_400.0;
+}
+
+/// Groups the integer part of a non-negative number in thousands: `1,024`.
+pub fn group_thousands(value: f64) -> String {
+    let digits = format!("{:.0}", value.abs());
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if value < 0.0 && digits != "0" {
+        grouped.insert(0, '-');
+    }
+    grouped
+}
+
+/// Rounds to `figures` significant figures and prints without exponent: `0.47`, `8.3`.
+pub fn significant(value: f64, figures: i32) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value:.0}");
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = (figures - 1 - magnitude).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+impl fmt::Display for Bytes {
+    /// `1,120 GB`, `107.8 GB`, `1.16 GB`, `201 MB`, `34 MB`, `512 KB`, `12 B`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bytes = self.0;
+        let gb = bytes / Self::GB;
+        if gb >= 1000.0 {
+            write!(f, "{} GB", group_thousands(gb))
+        } else if gb >= 10.0 {
+            write!(f, "{gb:.1} GB")
+        } else if gb >= 1.0 {
+            write!(f, "{gb:.2} GB")
+        } else if bytes >= 1e6 {
+            write!(f, "{:.0} MB", bytes / 1e6)
+        } else if bytes >= 1e3 {
+            write!(f, "{:.0} KB", bytes / 1e3)
+        } else {
+            write!(f, "{bytes:.0} B")
+        }
+    }
+}
+
+impl fmt::Display for Seconds {
+    /// `17.1 years`, `98 days`, `5.2 hours`, `2.4 min`, `0.47 s`, `8.3 ms`, `0.45 ms`, `12 µs`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        if s >= Self::YEAR {
+            write!(f, "{:.1} years", s / Self::YEAR)
+        } else if s >= 1.5 * Self::DAY {
+            write!(f, "{:.0} days", s / Self::DAY)
+        } else if s >= Self::HOUR {
+            write!(f, "{:.1} hours", s / Self::HOUR)
+        } else if s >= Self::MINUTE {
+            write!(f, "{:.1} min", s / Self::MINUTE)
+        } else if s >= 0.1 {
+            write!(f, "{} s", significant(s, 2))
+        } else if s >= 1e-4 {
+            write!(f, "{} ms", significant(s * 1e3, 2))
+        } else {
+            write!(f, "{} µs", significant(s * 1e6, 2))
+        }
+    }
+}
+
+impl fmt::Display for Flop {
+    /// Two significant figures in scientific notation: `8.1e22 FLOP`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = format!("{:.1e}", self.0);
+        write!(f, "{text} FLOP")
+    }
+}
+
+impl fmt::Display for FlopPerSecond {
+    /// `150 TFLOP/s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} TFLOP/s", group_thousands(self.0 / 1e12))
+    }
+}
+
+impl fmt::Display for BytesPerSecond {
+    /// `450 GB/s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} GB/s", group_thousands(self.0 / Bytes::GB))
+    }
+}
+
+impl fmt::Display for Count {
+    /// `6.74B`, `50.6M`, `2.00T`, `128`: three significant figures above a thousand.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SUFFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")];
+        let value = self.0;
+        for (scale, suffix) in SUFFIXES {
+            if value.abs() >= scale {
+                let scaled = value / scale;
+                // Keep three significant figures, but never round 999.6 up into "1000".
+                return if scaled.abs() >= 999.5 {
+                    write!(f, "{}{suffix}", group_thousands(scaled))
+                } else {
+                    write!(f, "{}{suffix}", significant_padded(scaled, 3))
+                };
+            }
+        }
+        write!(f, "{}", group_thousands(value))
+    }
+}
+
+/// Like [`significant`] but keeps trailing zeros: `2.00`, `50.0`.
+fn significant_padded(value: f64, figures: i32) -> String {
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = (figures - 1 - magnitude).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+/// A share of a whole, 0 to 1, shown as a percentage with one decimal: `42.9%`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+pub struct Fraction(pub f64);
+
+impl Fraction {
+    pub fn value(self) -> f64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Fraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.1}%", self.0 * 100.0)
+    }
+}
+
+/// A dimensionless ratio shown as `1.35×` with a fixed number of decimals.
+pub fn format_ratio(ratio: f64, decimals: usize) -> String {
+    format!("{ratio:.decimals$}×")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_follow_the_seeds_style() {
+        assert_eq!(Bytes(107.81e9).to_string(), "107.8 GB");
+        assert_eq!(Bytes(26.96e9).to_string(), "27.0 GB");
+        assert_eq!(Bytes(1.158e9).to_string(), "1.16 GB");
+        assert_eq!(Bytes(1120e9).to_string(), "1,120 GB");
+        assert_eq!(Bytes(201.3e6).to_string(), "201 MB");
+        assert_eq!(Bytes(33.55e6).to_string(), "34 MB");
+        assert_eq!(Bytes(512.0).to_string(), "512 B");
+        assert_eq!(Bytes(80e9).capacity_text(), "80 GB");
+    }
+
+    #[test]
+    fn durations_pick_the_seeds_unit() {
+        assert_eq!(Seconds(5.39e8).to_string(), "17.1 years");
+        assert_eq!(Seconds(97.5 * Seconds::DAY).to_string(), "98 days");
+        assert_eq!(Seconds(141.3).to_string(), "2.4 min");
+        assert_eq!(Seconds(0.4716).to_string(), "0.47 s");
+        assert_eq!(Seconds(0.00829).to_string(), "8.3 ms");
+        assert_eq!(Seconds(0.000447).to_string(), "0.45 ms");
+        assert_eq!(Seconds(2.0 * Seconds::HOUR).to_string(), "2.0 hours");
+        assert_eq!(Seconds(12e-6).to_string(), "12 µs");
+    }
+
+    #[test]
+    fn counts_and_flop_and_fractions() {
+        assert_eq!(Count(6.738e9).to_string(), "6.74B");
+        assert_eq!(Count(50.6e6).to_string(), "50.6M");
+        assert_eq!(Count(2e12).to_string(), "2.00T");
+        assert_eq!(Count(50e9).to_string(), "50.0B");
+        assert_eq!(Count(999.7e9).to_string(), "1,000B");
+        assert_eq!(Count(128.0).to_string(), "128");
+        assert_eq!(Flop(8.086e22).to_string(), "8.1e22 FLOP");
+        assert_eq!(Fraction(3.0 / 7.0).to_string(), "42.9%");
+        assert_eq!(format_ratio(1.3476, 2), "1.35×");
+        assert_eq!(group_thousands(1024.0), "1,024");
+        assert_eq!(group_thousands(65536.0), "65,536");
+    }
+}

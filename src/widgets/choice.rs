@@ -1,0 +1,43 @@
+//! A labelled native `<select>` for a preset or mode.
+
+use leptos::prelude::*;
+
+#[component]
+pub fn Choice(
+    /// Visible label, also the select's accessible name.
+    label: &'static str,
+    /// The URL key this control writes, published as `data-param`.
+    param: &'static str,
+    /// (id, text) of each option, in order.
+    options: Vec<(&'static str, String)>,
+    /// The id of the selected option.
+    #[prop(into)]
+    selected: Signal<String>,
+    /// Called with the id the reader picks.
+    on_change: Callback<String>,
+) -> impl IntoView {
+    let id = format!("control-{param}");
+    view! {
+        <div class="control control--choice">
+            <label class="control__label" for=id.clone()>{label}</label>
+            <select
+                id=id
+                class="control__select"
+                data-param=param
+                prop:value=move || selected.get()
+                on:change=move |event| on_change.run(event_target_value(&event))
+            >
+                {options
+                    .into_iter()
+                    .map(|(value, text)| {
+                        view! {
+                            <option value=value selected=move || selected.with(|s| s == value)>
+                                {text}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </div>
+    }
+}

@@ -1,0 +1,12 @@
+//! Shared controls and readouts. They know nothing of training: a figure
+//! hands them values, text and callbacks.
+
+mod choice;
+mod notices;
+mod readout;
+mod slider;
+
+pub use choice::Choice;
+pub use notices::Notices;
+pub use readout::Readout;
+pub use slider::Slider;

@@ -1,0 +1,102 @@
+// Shared set-up for the end-to-end tests: a static server for dist/ on
+// loopback (under a sub-path, as a course site would host it), and Debian's
+// Chromium driven by playwright-core. Nothing here downloads a browser.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+
+/** The sub-path dist/ is served from, to prove asset URLs are relative. */
+export const PREFIX = '/courses/parallax/';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** Serves dist/ under PREFIX on 127.0.0.1; records every request path. */
+export async function serveDist() {
+  const requests = [];
+  const server = createServer(async (request, response) => {
+    const path = decodeURIComponent(new URL(request.url, 'http://x').pathname);
+    requests.push(path);
+    if (!path.startsWith(PREFIX)) {
+      response.writeHead(404).end();
+      return;
+    }
+    const relative = normalize(path.slice(PREFIX.length) || 'index.html');
+    if (relative.startsWith('..')) {
+      response.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(join(DIST, relative));
+      response.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return {
+    base: origin + PREFIX,
+    origin,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Opens a page and collects console errors and uncaught exceptions. */
+export async function open(browser, url, options = {}) {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(url);
+  return { page, errors, close: () => context.close() };
+}
+
+/** Every readout on the page: id -> { value, text }. */
+export async function readouts(page, scope = 'body') {
+  return page.$$eval(`${scope} [data-readout]`, (elements) =>
+    Object.fromEntries(
+      elements.map((element) => [
+        element.dataset.readout,
+        {
+          value: Number(element.dataset.value),
+          text: element.querySelector('.readout__value')?.textContent ?? '',
+        },
+      ]),
+    ),
+  );
+}
+
+/** Waits until the app has replaced the loading note with a figure. */
+export async function ready(page) {
+  await page.waitForSelector('[data-readout]');
+}

@@ -1,0 +1,197 @@
+// The `why` figure end to end: seed readouts, keyboard and mouse, the URL,
+// bad parameters and the panic message, on the release build.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, readouts, ready, serveDist } from './harness.mjs';
+
+/** The seed's readouts at its defaults (000_3a03997580fba279.txt, step 1). */
+const SEED = {
+  'training-state': '107.8 GB',
+  weights: '13.5 GB',
+  gradients: '13.5 GB',
+  'optimizer-state': '80.9 GB',
+  'over-gpu': '1.35×',
+  compute: '8.1e22 FLOP',
+  'time-1-gpu': '17.1 years',
+  'time-64-gpus': '98 days',
+  'time-1024-gpus': '6 days',
+};
+
+const PSI = 6.74e9;
+const SUSTAINED = 150e12;
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+function assertSeed(found) {
+  for (const [id, text] of Object.entries(SEED)) {
+    assert.equal(found[id]?.text, text, `readout ${id}`);
+  }
+  assert.equal(found['training-state'].value, 16 * PSI);
+  assert.equal(found.compute.value, 6 * PSI * 2e12);
+}
+
+/** Every readout agrees with the estimator's formulas for this many tokens. */
+function assertConsistent(found, tokens) {
+  const compute = 6 * PSI * tokens;
+  assert.ok(Math.abs(found.compute.value / compute - 1) < 1e-12, `compute for ${tokens}`);
+  assert.ok(Math.abs(found['time-64-gpus'].value / (compute / (64 * SUSTAINED)) - 1) < 1e-12);
+  for (const { value, text } of Object.values(found)) {
+    assert.ok(Number.isFinite(value), `finite ${value}`);
+    assert.ok(text && !/NaN|Infinity|undefined/.test(text), `text ${text}`);
+  }
+}
+
+test('the full page shows the why figure with the seed readouts, from a sub-path', async () => {
+  const { page, errors, close } = await open(browser, server.base);
+  await ready(page);
+  assertSeed(await readouts(page));
+  assert.equal(await page.locator('.page-header__title').count(), 1);
+  assert.match(await page.locator('#why .figure__in-words').textContent(), /17\.1 years/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('?fig=why embeds the figure alone', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  await ready(page);
+  assertSeed(await readouts(page));
+  assert.equal(await page.locator('.page-header').count(), 0);
+  assert.equal(await page.locator('main.embed[data-figure="why"]').count(), 1);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('the tokens slider moves by keyboard and writes the URL', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  await ready(page);
+  const slider = page.locator('input[data-param="tokens"]');
+  await slider.focus();
+  await page.keyboard.press('ArrowLeft');
+  let found = await readouts(page);
+  assert.equal(found.compute.text, '7.9e22 FLOP');
+  assertConsistent(found, 1.95e12);
+  assert.match(page.url(), /[?&]fig=why&tokens=1\.95T$/);
+  assert.equal(await page.locator('output.control__value').first().textContent(), '1.95T');
+  await page.keyboard.press('Home');
+  found = await readouts(page);
+  assert.equal(found.compute.text, '2.0e21 FLOP');
+  assert.equal(found['time-1-gpu'].text, '156 days');
+  assert.equal(found['training-state'].text, '107.8 GB');
+  assertConsistent(found, 50e9);
+  assert.match(page.url(), /tokens=50B/);
+  await page.keyboard.press('End');
+  assertSeed(await readouts(page));
+  assert.doesNotMatch(page.url(), /tokens=/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('the tokens slider follows a mouse drag', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  await ready(page);
+  const box = await page.locator('input[data-param="tokens"]').boundingBox();
+  const y = box.y + box.height / 2;
+  // The thumb starts at the right end (2T); drag it to the left end.
+  await page.mouse.move(box.x + box.width - 4, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2, y, { steps: 5 });
+  const middle = Number(await page.locator('input[data-param="tokens"]').inputValue());
+  assert.ok(middle > 0.8e12 && middle < 1.25e12, `middle of the drag ${middle}`);
+  assertConsistent(await readouts(page), middle);
+  await page.mouse.move(box.x - 20, y, { steps: 5 });
+  await page.mouse.up();
+  const found = await readouts(page);
+  assert.equal(found.compute.text, '2.0e21 FLOP');
+  assertConsistent(found, 50e9);
+  assert.match(page.url(), /tokens=50B/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a shared URL reproduces its readouts on reload', async () => {
+  const url = `${server.base}?fig=why&model=llama2-13b&gpu=h100-sxm&tokens=1T`;
+  const first = await open(browser, url);
+  await ready(first.page);
+  const before = await readouts(first.page);
+  assert.equal(before['training-state'].text, '208.0 GB');
+  assert.equal(before.compute.text, '7.8e22 FLOP');
+  await first.page.reload();
+  await ready(first.page);
+  assert.deepEqual(await readouts(first.page), before);
+  assert.equal(await first.page.locator('select[data-param="model"]').inputValue(), 'llama2-13b');
+  assert.deepEqual(first.errors, []);
+  await first.close();
+});
+
+test('choosing a model preset updates the readouts and the URL', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  await ready(page);
+  await page.selectOption('select[data-param="model"]', 'llama3-8b');
+  const found = await readouts(page);
+  assert.equal(found['training-state'].text, '128.5 GB');
+  assert.match(page.url(), /model=llama3-8b/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+for (const [query, expected] of [
+  ['tokens=banana', '8.1e22 FLOP'],
+  ['tokens=-5', '2.0e21 FLOP'],
+  ['tokens=1e400', '8.1e22 FLOP'],
+  ['tokens=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', '8.1e22 FLOP'],
+]) {
+  test(`a bad value (${query}) shows a notice and falls back`, async () => {
+    const { page, errors, close } = await open(browser, `${server.base}?fig=why&${query}`);
+    await ready(page);
+    const notice = page.locator('[data-notice="tokens"]');
+    assert.equal(await notice.count(), 1);
+    assert.match(await notice.textContent(), /tokens/);
+    const found = await readouts(page);
+    assert.equal(found.compute.text, expected);
+    assert.equal(await page.locator('img').count(), 0, 'nothing injected');
+    assert.doesNotMatch(await page.locator('body').innerText(), /NaN|Infinity/);
+    assert.deepEqual(errors, []);
+    await close();
+  });
+}
+
+test('a panic shows a message with a reload link, not a dead page', async () => {
+  const { page, close } = await open(browser, `${server.base}?panic-test=1`);
+  const alert = page.locator('.crash[role="alert"]');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /went wrong/);
+  assert.equal(await alert.locator('a').count(), 1);
+  await close();
+});
+
+test('dark mode follows the system preference', async () => {
+  const light = await open(browser, `${server.base}?fig=why`, { colorScheme: 'light' });
+  const dark = await open(browser, `${server.base}?fig=why`, { colorScheme: 'dark' });
+  await ready(light.page);
+  await ready(dark.page);
+  const background = (page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await background(light.page), 'rgb(251, 250, 247)');
+  assert.equal(await background(dark.page), 'rgb(19, 20, 24)');
+  await light.close();
+  await dark.close();
+});
+
+test('the page asks nothing of any other host', async () => {
+  const seen = [];
+  const { page, close } = await open(browser, 'about:blank');
+  page.on('request', (request) => seen.push(request.url()));
+  await page.goto(`${server.base}?fig=why`);
+  await ready(page);
+  assert.ok(seen.length >= 3);
+  for (const url of seen) assert.ok(url.startsWith(server.origin), url);
+  await close();
+});
