@@ -14,6 +14,9 @@
 //! | tensor + sequence parallel, selective     | sbh(34/t)                |
 //! | full recompute                            | 2sbh                     |
 //!
+//! Under full recomputation only each layer's input is kept; with sequence
+//! parallelism that input is the rank's 1/t slice of the sequence, 2sbh/t
+//! (Megatron-LM keeps the checkpoint sequence-sharded).
 //! The constants 34 and 5as/h assume the paper's GPT block (a 4h MLP, no
 //! grouped-query attention); they are used as is for every preset.
 
@@ -80,7 +83,8 @@ pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let sbh = setup.seq * setup.micro_batch * h;
     let attention_core = 5.0 * f64::from(arch.heads) * setup.seq / (h * t);
     let per_sbh = match (setup.recompute, setup.sequence_parallel) {
-        (Recompute::Full, _) => 2.0,
+        (Recompute::Full, true) => 2.0 / t,
+        (Recompute::Full, false) => 2.0,
         (Recompute::Selective, true) => 34.0 / t,
         (Recompute::Selective, false) => 10.0 + 24.0 / t,
         (Recompute::None, true) => 34.0 / t + attention_core,

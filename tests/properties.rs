@@ -1,0 +1,207 @@
+//! Property tests over the whole input space of the estimator's public
+//! functions: nothing panics, results are finite, and the monotonicities a
+//! reader relies on hold.
+#![cfg(not(target_arch = "wasm32"))]
+
+use parallax::figures::why::{data, WhyParams};
+use parallax::model::activations::{first_stage, per_layer, ActivationSetup, Recompute};
+use parallax::model::comm::{data_parallel_sent, ring_allreduce_sent};
+use parallax::model::compute::{training_flop, training_time};
+use parallax::model::memory::{BytesPerParam, TrainingState, ZeroStage};
+use parallax::model::number::parse_number;
+use parallax::model::pipeline::{bubble, micro_batches_for_bubble_below, stage_layers, Schedule};
+use parallax::model::presets::{nearest_model, GPUS, MODELS};
+use parallax::model::query::{to_search, Query};
+use parallax::model::scenario::{Scenario, TOKENS};
+use parallax::model::tensor::{sent_per_gpu_per_layer, weights_per_gpu_per_layer};
+use parallax::model::three_d::{estimate, Layout};
+use parallax::model::units::{format_ratio, Bytes, Count, Flop, Fraction, Seconds};
+use proptest::prelude::*;
+
+const ADAM: BytesPerParam = BytesPerParam::MIXED_PRECISION_ADAM;
+
+/// Any f64 at all, the awkward ones made likely.
+fn any_float() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(1e308),
+        Just(-1e308),
+        Just(f64::MIN_POSITIVE),
+        any::<f64>(),
+    ]
+}
+
+fn stage() -> impl Strategy<Value = ZeroStage> {
+    (0u32..4).prop_map(|i| ZeroStage::from_index(i).unwrap())
+}
+
+fn schedule() -> impl Strategy<Value = Schedule> {
+    (0usize..4).prop_map(|i| Schedule::ALL[i])
+}
+
+/// Text that looks like query strings, numbers and hostile input alike.
+fn query_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[a-z-]{1,8}=[-+0-9.eEkKmMbBtT%<>\"'&;=]{0,12}(&[a-z-]{1,8}=[^&]{0,12}){0,6}",
+        "(tokens|model|gpu|params|layers|hidden|heads|kv-heads|seq|batch|tflops|fig|step)=[^&]{0,20}(&(tokens|params|gpu|model|seq)=[^&]{0,20}){0,4}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn number_parsing_never_panics_and_is_finite(text in any::<String>()) {
+        if let Ok(value) = parse_number(&text) {
+            prop_assert!(value.is_finite());
+        }
+    }
+
+    #[test]
+    fn numbers_with_suffixes_parse_exactly(value in 0u32..1_000_000, suffix in 0usize..5) {
+        let (letter, scale) = [("", 1.0), ("K", 1e3), ("m", 1e6), ("B", 1e9), ("t", 1e12)][suffix];
+        prop_assert_eq!(parse_number(&format!("{value}{letter}")), Ok(f64::from(value) * scale));
+    }
+
+    #[test]
+    fn any_text_parses_as_a_query(text in query_text()) {
+        let _ = Query::parse(&text).get("tokens");
+    }
+
+    #[test]
+    fn written_queries_read_back_the_same(pairs in proptest::collection::vec(("[a-z-]{1,10}", any::<String>()), 0..6)) {
+        let pairs: Vec<(String, String)> = pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let query = Query::parse(&to_search(&pairs));
+        for (key, _) in &pairs {
+            let first = pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+            prop_assert_eq!(query.get(key), first);
+        }
+    }
+
+    #[test]
+    fn any_url_gives_a_valid_scenario_and_finite_figure(text in query_text()) {
+        let mut notices = Vec::new();
+        let scenario = Scenario::from_query(&Query::parse(&text), &mut notices);
+        prop_assert!(scenario.tokens >= TOKENS.min && scenario.tokens <= TOKENS.max);
+        prop_assert!(scenario.params().is_finite() && scenario.params() > 0.0);
+        let figure = data(&WhyParams { scenario });
+        for readout in [&figure.training_state, &figure.over_gpu, &figure.compute]
+            .into_iter()
+            .chain(figure.segments.iter().map(|s| &s.readout))
+            .chain(figure.time_bars.iter().map(|b| &b.readout))
+        {
+            prop_assert!(readout.value.is_finite(), "{:?}", readout);
+            prop_assert!(!readout.text.is_empty() && !readout.text.contains("NaN") && !readout.text.contains("inf"));
+        }
+        for notice in notices {
+            prop_assert!(notice.message.chars().count() < 400);
+        }
+    }
+
+    #[test]
+    fn formatting_never_panics(value in any_float(), decimals in 0usize..6) {
+        let _ = (Bytes(value).to_string(), Seconds(value).to_string(), Flop(value).to_string());
+        let _ = (Count(value).to_string(), Fraction(value).to_string(), format_ratio(value, decimals));
+        let _ = Bytes(value).capacity_text();
+    }
+
+    #[test]
+    fn formatting_finite_values_shows_no_nan(value in 0.0f64..1e30) {
+        for text in [Bytes(value).to_string(), Seconds(value).to_string(), Count(value).to_string()] {
+            prop_assert!(!text.contains("NaN") && !text.contains("inf"), "{}", text);
+        }
+    }
+
+    #[test]
+    fn more_gpus_never_raise_per_gpu_state(params in 1e6f64..1e13, stage in stage(), gpus in 1u32..65_536) {
+        let fewer = TrainingState::zero(params, ADAM, stage, gpus).total().value();
+        let more = TrainingState::zero(params, ADAM, stage, gpus + 1).total().value();
+        prop_assert!(more <= fewer);
+        prop_assert!(more > 0.0 && more.is_finite());
+        let stage3 = TrainingState::zero(params, ADAM, ZeroStage::Three, gpus).total().value();
+        prop_assert!((stage3 - 16.0 * params / f64::from(gpus)).abs() <= 1e-9 * stage3);
+    }
+
+    #[test]
+    fn a_later_zero_stage_never_holds_more(params in 1e6f64..1e13, gpus in 1u32..65_536, stage in 0u32..3) {
+        let this = TrainingState::zero(params, ADAM, ZeroStage::from_index(stage).unwrap(), gpus).total();
+        let next = TrainingState::zero(params, ADAM, ZeroStage::from_index(stage + 1).unwrap(), gpus).total();
+        prop_assert!(next.value() <= this.value());
+    }
+
+    #[test]
+    fn ring_all_reduce_stays_under_twice_the_message(message in 0.0f64..1e15, gpus in 0u32..1_000_000) {
+        let sent = ring_allreduce_sent(Bytes(message), gpus).value();
+        prop_assert!(sent >= 0.0 && sent < 2.0 * message.max(f64::MIN_POSITIVE));
+        prop_assert!(ring_allreduce_sent(Bytes(message), gpus.saturating_add(1)).value() >= sent);
+        let zero3 = data_parallel_sent(Bytes(message), gpus, ZeroStage::Three).value();
+        prop_assert!((zero3 - 1.5 * sent).abs() <= 1e-9 * zero3.max(1.0));
+    }
+
+    #[test]
+    fn more_micro_batches_never_raise_the_bubble(schedule in schedule(), p in 0u32..256, m in 0u32..100_000, chunks in 0u32..16) {
+        let b = bubble(schedule, p, m, chunks);
+        prop_assert!((0.0..1.0).contains(&b));
+        prop_assert!(bubble(schedule, p, m + 1, chunks) <= b);
+        prop_assert!(bubble(schedule, p + 1, m, chunks) >= b);
+    }
+
+    #[test]
+    fn fewest_micro_batches_is_the_first_below_target(schedule in schedule(), p in 1u32..64, target in 0.001f64..0.9) {
+        if let Some(m) = micro_batches_for_bubble_below(schedule, p, 2, target, 1 << 20) {
+            prop_assert!(bubble(schedule, p, m, 2) < target);
+            prop_assert!(m == 1 || bubble(schedule, p, m - 1, 2) >= target);
+        }
+    }
+
+    #[test]
+    fn stages_partition_the_layers(layers in 0u32..2000, p in 0u32..300) {
+        let ranges = stage_layers(layers, p);
+        let covered: u32 = ranges.iter().map(|r| r.end - r.start).sum();
+        prop_assert_eq!(covered, layers);
+        prop_assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+    }
+
+    #[test]
+    fn compute_and_time_are_finite(params in 0.0f64..1e15, tokens in 0.0f64..1e15, gpus in 0u32..u32::MAX, b in 0.0f64..1.0) {
+        let compute = training_flop(params, tokens, false);
+        prop_assert!(compute.value().is_finite());
+        let time = training_time(compute, gpus, GPUS[0].sustained(), b);
+        prop_assert!(time.value().is_finite() && time.value() >= 0.0);
+        prop_assert!(training_flop(params, tokens, true).value() >= compute.value());
+    }
+
+    #[test]
+    fn three_d_estimates_are_finite(t in 0u32..64, p in 0u32..256, d in 0u32..65_536, stage in stage(), batch in 0u32..10_000_000) {
+        let layout = Layout { tensor: t, pipeline: p, data: d, zero: stage };
+        let result = estimate(&layout, 70e9, 2e12, batch, GPUS[0].sustained(), 8);
+        prop_assert!(result.state.total().value().is_finite() && result.state.total().value() > 0.0);
+        prop_assert!(result.time.value().is_finite());
+        prop_assert!(result.nodes >= 1 && result.micro_batches >= 1);
+    }
+
+    #[test]
+    fn tensor_and_activation_figures_are_finite(model in 0usize..7, t in 0u32..1024, tokens in prop_oneof![0.0f64..1e5, 0.0f64..1e9],
+                                                 sp in any::<bool>(), mode in 0usize..3, p in 0u32..512, m in 0u32..4096) {
+        let arch = MODELS[model].arch;
+        prop_assert!(weights_per_gpu_per_layer(&arch, t).value().is_finite());
+        prop_assert!(sent_per_gpu_per_layer(&arch, t, tokens).value().is_finite());
+        let setup = ActivationSetup { seq: tokens, micro_batch: 1.0, tensor_parallel: t, sequence_parallel: sp, recompute: Recompute::ALL[mode] };
+        prop_assert!(per_layer(&arch, &setup).value().is_finite());
+        let stage = first_stage(&arch, &setup, p, Schedule::OneFOneB, m).value();
+        prop_assert!(stage.is_finite() && stage >= 0.0);
+        let full = per_layer(&arch, &ActivationSetup { recompute: Recompute::Full, ..setup }).value();
+        let kept = per_layer(&arch, &ActivationSetup { recompute: Recompute::None, ..setup }).value();
+        prop_assert!(full <= kept + 1e-6, "full recompute {} over keeping all {}", full, kept);
+    }
+
+    #[test]
+    fn nearest_model_accepts_anything(params in any_float()) {
+        let _ = nearest_model(params);
+    }
+}
