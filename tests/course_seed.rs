@@ -8,7 +8,10 @@ use parallax::model::units::{FlopPerSecond, Seconds};
 const ADAM: BytesPerParam = BytesPerParam::MIXED_PRECISION_ADAM;
 
 fn gb(stage: ZeroStage, params: f64, gpus: u32) -> f64 {
-    TrainingState::zero(params, ADAM, stage, gpus).total().value() / 1e9
+    TrainingState::zero(params, ADAM, stage, gpus)
+        .total()
+        .value()
+        / 1e9
 }
 
 #[test]

@@ -80,8 +80,14 @@ fn korthikanti_table_2_forms() {
     assert!((tp - sbh * (10.0 + 24.0 / 8.0 + 80.0 / 8.0)).abs() < 1.0);
     let tp_selective = per_layer(&arch, &gpt3_setup(8, false, Recompute::Selective)).value();
     assert_eq!(tp_selective, sbh * (10.0 + 3.0));
-    assert_eq!(per_layer(&arch, &gpt3_setup(8, false, Recompute::Full)).value(), 2.0 * sbh);
-    assert_eq!(per_layer(&arch, &gpt3_setup(8, true, Recompute::Full)).value(), 2.0 * sbh / 8.0);
+    assert_eq!(
+        per_layer(&arch, &gpt3_setup(8, false, Recompute::Full)).value(),
+        2.0 * sbh
+    );
+    assert_eq!(
+        per_layer(&arch, &gpt3_setup(8, true, Recompute::Full)).value(),
+        2.0 * sbh / 8.0
+    );
 }
 
 /// GPipe keeps every micro-batch in flight, 1F1B at most p (Narayanan et al. 2021, section 2.2.1),
@@ -90,5 +96,8 @@ fn korthikanti_table_2_forms() {
 fn one_f_one_b_bounds_the_micro_batches_in_flight() {
     assert_eq!(peak_in_flight(Schedule::GPipe, 4, 32), 32);
     assert_eq!(peak_in_flight(Schedule::OneFOneB, 4, 32), 4);
-    assert_eq!(bubble(Schedule::GPipe, 4, 32, 1), bubble(Schedule::OneFOneB, 4, 32, 1));
+    assert_eq!(
+        bubble(Schedule::GPipe, 4, 32, 1),
+        bubble(Schedule::OneFOneB, 4, 32, 1)
+    );
 }
