@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
-use crate::figures::why::{WhyFigure, WhyParams, WhyText};
-use crate::figures::FigureId;
-use crate::model::query::{read_choice, to_search, Notice, Query};
+use crate::content::Afterword;
+use crate::figures::{explanation, FigureId, FigureSet};
+use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
 use crate::widgets::Notices;
 
 /// What the page shows.
@@ -34,15 +34,23 @@ impl Route {
         Route::Explainer { step }
     }
 
-    /// The route's own parameters, for writing the URL back.
-    pub fn write(&self, pairs: &mut Vec<(String, String)>, step_given: bool) {
-        match self {
-            Route::Embed(figure) => pairs.push(("fig".into(), figure.slug().into())),
-            Route::Explainer { step } if step_given => {
-                pairs.push(("step".into(), step.slug().into()))
-            }
-            Route::Explainer { .. } => {}
+    /// The figure whose parameters the URL holds.
+    pub fn figure(&self) -> FigureId {
+        match *self {
+            Route::Explainer { step } => step,
+            Route::Embed(figure) => figure,
         }
+    }
+
+    /// The URL for this route with `active`'s parameters: `?fig=...` or
+    /// `?step=...`, then the figure's own pairs.
+    pub fn search(&self, active: FigureId, figure_pairs: &[(String, String)]) -> String {
+        let mut pairs = match self {
+            Route::Embed(figure) => vec![("fig".to_string(), figure.slug().to_string())],
+            Route::Explainer { .. } => vec![("step".to_string(), active.slug().to_string())],
+        };
+        pairs.extend_from_slice(figure_pairs);
+        to_search(&pairs)
     }
 }
 
@@ -109,73 +117,115 @@ pub fn App() -> impl IntoView {
     }
     let mut notices = Vec::new();
     let route = Route::from_query(&query, &mut notices);
-    let step_given = query.get("step").is_some();
-    let why = RwSignal::new(WhyParams::from_query(&query, &mut notices));
+    let figures = FigureSet::new(&query, route.figure(), &mut notices);
 
-    // Write the URL back whenever a parameter changes, but not on the first
-    // run: a freshly opened link stays exactly as it was shared.
-    Effect::new(move |previous: Option<()>| {
-        let mut pairs = Vec::new();
-        route.write(&mut pairs, step_given);
-        why.with(|params| params.write(&mut pairs));
-        if previous.is_some() {
-            replace_search(&to_search(&pairs));
+    // Write the URL whenever a parameter changes, naming the figure that
+    // changed last; not on the first run, so an opened link stays exactly as
+    // it was shared.
+    Effect::new(move |previous: Option<(FigureId, Vec<Pairs>)>| {
+        let current: Vec<Pairs> = FigureId::ALL.iter().map(|&id| figures.pairs(id)).collect();
+        let Some((active, before)) = previous else {
+            return (route.figure(), current);
+        };
+        let changed = FigureId::ALL
+            .iter()
+            .zip(before.iter().zip(&current))
+            .find(|(_, (old, new))| old != new)
+            .map(|(&id, _)| id);
+        let active = match route {
+            Route::Embed(figure) => figure,
+            Route::Explainer { .. } => changed.unwrap_or(active),
+        };
+        if changed.is_some() {
+            let index = FigureId::ALL
+                .iter()
+                .position(|&id| id == active)
+                .unwrap_or(0);
+            replace_search(&route.search(active, &current[index]));
         }
+        (active, current)
     });
 
-    let figure = move |id: FigureId| match id {
-        FigureId::Why => view! { <WhyFigure params=why/> },
-    };
     match route {
         Route::Embed(id) => view! {
             <main class="embed" data-figure=id.slug()>
                 <Notices notices=notices/>
                 <section class="figure" aria-labelledby="figure-title">
                     <h1 class="figure__title" id="figure-title">{id.title()}</h1>
-                    {figure(id)}
+                    {figures.view(id)}
                 </section>
             </main>
         }
         .into_any(),
         Route::Explainer { step } => {
-            if step_given {
+            if query.get("step").is_some() {
                 request_animation_frame(move || scroll_to(step.slug()));
             }
-            view! {
-                <header class="page-header">
-                    <p class="page-header__kicker">"Parallax"</p>
-                    <h1 class="page-header__title">"Training one network on many GPUs"</h1>
-                    <p class="page-header__lede">
-                        "A model too large for one GPU, and too slow to train on one, has to be split: its "
-                        "batch, its training state, its matrices, its layers. Each step below is one way of "
-                        "splitting, with live numbers you can push around."
-                    </p>
-                </header>
-                <main class="explainer">
-                    <Notices notices=notices/>
-                    {FigureId::ALL
-                        .into_iter()
-                        .enumerate()
-                        .map(|(index, id)| {
-                            view! {
-                                <section class="step figure" id=id.slug() aria-labelledby=format!("{}-title", id.slug())>
-                                    <p class="step__number">{format!("Step {}", index + 1)}</p>
-                                    <h2 class="figure__title" id=format!("{}-title", id.slug())>{id.title()}</h2>
-                                    <p class="figure__subtitle">{id.subtitle()}</p>
-                                    {figure(id)}
-                                    <div class="step__text">
-                                        {match id {
-                                            FigureId::Why => view! { <WhyText/> },
-                                        }}
-                                    </div>
-                                </section>
-                            }
-                        })
-                        .collect_view()}
-                </main>
-            }
-            .into_any()
+            view! { <Explainer figures=figures notices=notices/> }.into_any()
         }
+    }
+}
+
+/// The whole explainer: every step in order, then the afterword.
+#[component]
+fn Explainer(
+    /// Every figure's parameters.
+    figures: FigureSet,
+    /// Notes about URL parameters that could not be used.
+    notices: Vec<Notice>,
+) -> impl IntoView {
+    let count = FigureId::ALL.len();
+    view! {
+        <header class="page-header">
+            <p class="page-header__kicker">"Parallax"</p>
+            <h1 class="page-header__title">"Training one network on many GPUs"</h1>
+            <p class="page-header__lede">
+                "A model too large for one GPU, and too slow to train on one, has to be split: its batch, its "
+                "training state, its matrices, its layers. Each step below is one way of splitting, with live "
+                "numbers you can push around."
+            </p>
+            <nav class="steps-nav" aria-label="Steps">
+                <ol class="steps-nav__list">
+                    {FigureId::ALL
+                        .iter()
+                        .map(|id| view! { <li><a href=format!("#{}", id.slug())>{id.title()}</a></li> })
+                        .collect_view()}
+                </ol>
+            </nav>
+        </header>
+        <main class="explainer">
+            <Notices notices=notices/>
+            {FigureId::ALL
+                .into_iter()
+                .enumerate()
+                .map(|(index, id)| {
+                    let previous = index.checked_sub(1).map(|i| FigureId::ALL[i]);
+                    let next = FigureId::ALL.get(index + 1).copied();
+                    view! {
+                        <section class="step figure" id=id.slug() aria-labelledby=format!("{}-title", id.slug())>
+                            <p class="step__number">{format!("Step {} of {count}", index + 1)}</p>
+                            <h2 class="figure__title" id=format!("{}-title", id.slug())>{id.title()}</h2>
+                            <p class="figure__subtitle">{id.subtitle()}</p>
+                            {figures.view(id)}
+                            <div class="step__text">{explanation(id)}</div>
+                            <nav class="step__pager" aria-label=format!("Around step {}", index + 1)>
+                                {previous.map(|p| view! {
+                                    <a class="step__link step__link--previous" href=format!("#{}", p.slug())>
+                                        {format!("← Step {}: {}", index, p.title())}
+                                    </a>
+                                })}
+                                {next.map(|n| view! {
+                                    <a class="step__link step__link--next" href=format!("#{}", n.slug())>
+                                        {format!("Step {}: {} →", index + 2, n.title())}
+                                    </a>
+                                })}
+                            </nav>
+                        </section>
+                    }
+                })
+                .collect_view()}
+            <Afterword/>
+        </main>
     }
 }
 
@@ -200,6 +250,8 @@ mod tests {
     #[test]
     fn fig_embeds_and_step_opens_the_explainer() {
         assert_eq!(route("?fig=why").0, Route::Embed(FigureId::Why));
+        assert_eq!(route("?fig=3d").0, Route::Embed(FigureId::ThreeD));
+        assert_eq!(route("?step=pp").0, Route::Explainer { step: FigureId::Pp });
         assert_eq!(
             route("?step=why").0,
             Route::Explainer {
@@ -211,6 +263,22 @@ mod tests {
             Route::Explainer {
                 step: FigureId::Why
             }
+        );
+    }
+
+    #[test]
+    fn the_url_names_the_route_and_the_active_figure() {
+        let pairs = vec![("gpus".to_string(), "16".to_string())];
+        assert_eq!(
+            Route::Embed(FigureId::Dp).search(FigureId::Dp, &pairs),
+            "?fig=dp&gpus=16"
+        );
+        let explainer = Route::Explainer {
+            step: FigureId::Why,
+        };
+        assert_eq!(
+            explainer.search(FigureId::Zero, &pairs),
+            "?step=zero&gpus=16"
         );
     }
 

@@ -7,6 +7,7 @@
 //! - [`app`]: the shell that shows the explainer or one embedded figure.
 
 pub mod app;
+pub mod content;
 pub mod figures;
 pub mod model;
 pub mod widgets;

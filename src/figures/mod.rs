@@ -4,7 +4,16 @@
 //! pure `data()` that turns them into everything the view draws (tested
 //! natively), and a thin `#[component]` that maps that data to the page.
 
+pub mod data_parallel;
+pub mod pipeline_parallel;
+pub mod tensor_parallel;
+pub mod three_d;
 pub mod why;
+pub mod zero;
+
+use leptos::prelude::*;
+
+use crate::model::query::{Notice, Query};
 
 /// A readout as a figure's `data()` computes it: the contract of
 /// `shared/spec/figures.md` (`data-readout`, `data-value`, formatted text).
@@ -37,18 +46,35 @@ impl ReadoutData {
 }
 
 /// Every figure, in the order the explainer shows them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FigureId {
     Why,
+    Dp,
+    Zero,
+    Tp,
+    Pp,
+    ThreeD,
 }
 
 impl FigureId {
-    pub const ALL: [FigureId; 1] = [FigureId::Why];
+    pub const ALL: [FigureId; 6] = [
+        FigureId::Why,
+        FigureId::Dp,
+        FigureId::Zero,
+        FigureId::Tp,
+        FigureId::Pp,
+        FigureId::ThreeD,
+    ];
 
     /// The slug used by `?fig=` and `?step=`.
     pub fn slug(self) -> &'static str {
         match self {
             FigureId::Why => "why",
+            FigureId::Dp => "dp",
+            FigureId::Zero => "zero",
+            FigureId::Tp => "tp",
+            FigureId::Pp => "pp",
+            FigureId::ThreeD => "3d",
         }
     }
 
@@ -59,6 +85,11 @@ impl FigureId {
     pub fn title(self) -> &'static str {
         match self {
             FigureId::Why => "Why one GPU is not enough",
+            FigureId::Dp => "Data parallelism",
+            FigureId::Zero => "ZeRO: sharding the training state",
+            FigureId::Tp => "Tensor parallelism",
+            FigureId::Pp => "Pipeline parallelism",
+            FigureId::ThreeD => "3D parallelism",
         }
     }
 
@@ -67,6 +98,101 @@ impl FigureId {
             FigureId::Why => {
                 "The training state outgrows its memory, and the arithmetic outlasts any deadline"
             }
+            FigureId::Dp => {
+                "A full copy on every GPU, a slice of the batch each, gradients summed round a ring"
+            }
+            FigureId::Zero => {
+                "Keep one shard of the optimizer state, then of the gradients, then of the weights"
+            }
+            FigureId::Tp => "Cut every matrix multiplication across the GPUs of one node",
+            FigureId::Pp => "Give each GPU a run of layers and stream micro-batches through",
+            FigureId::ThreeD => {
+                "Tensor inside a node, pipeline across nodes, data parallelism over it all"
+            }
         }
+    }
+}
+
+/// Every figure's parameters, each in its own signal: the app's state.
+#[derive(Clone, Copy)]
+pub struct FigureSet {
+    pub why: RwSignal<why::WhyParams>,
+    pub dp: RwSignal<data_parallel::DpParams>,
+    pub zero: RwSignal<zero::ZeroParams>,
+    pub tp: RwSignal<tensor_parallel::TpParams>,
+    pub pp: RwSignal<pipeline_parallel::PpParams>,
+    pub three_d: RwSignal<three_d::ThreeDParams>,
+}
+
+impl FigureSet {
+    /// Reads the parameters of `from_url` from the query (noting bad values);
+    /// every other figure starts at its defaults.
+    pub fn new(query: &Query, from_url: FigureId, notices: &mut Vec<Notice>) -> Self {
+        // An empty query yields defaults and no notices.
+        let pick = |id: FigureId| {
+            if id == from_url {
+                query.clone()
+            } else {
+                Query::default()
+            }
+        };
+        Self {
+            why: RwSignal::new(why::WhyParams::from_query(&pick(FigureId::Why), notices)),
+            dp: RwSignal::new(data_parallel::DpParams::from_query(
+                &pick(FigureId::Dp),
+                notices,
+            )),
+            zero: RwSignal::new(zero::ZeroParams::from_query(&pick(FigureId::Zero), notices)),
+            tp: RwSignal::new(tensor_parallel::TpParams::from_query(
+                &pick(FigureId::Tp),
+                notices,
+            )),
+            pp: RwSignal::new(pipeline_parallel::PpParams::from_query(
+                &pick(FigureId::Pp),
+                notices,
+            )),
+            three_d: RwSignal::new(three_d::ThreeDParams::from_query(
+                &pick(FigureId::ThreeD),
+                notices,
+            )),
+        }
+    }
+
+    /// One figure's parameters as URL pairs (a tracked read).
+    pub fn pairs(&self, id: FigureId) -> Vec<(String, String)> {
+        let mut pairs = Vec::new();
+        match id {
+            FigureId::Why => self.why.with(|p| p.write(&mut pairs)),
+            FigureId::Dp => self.dp.with(|p| p.write(&mut pairs)),
+            FigureId::Zero => self.zero.with(|p| p.write(&mut pairs)),
+            FigureId::Tp => self.tp.with(|p| p.write(&mut pairs)),
+            FigureId::Pp => self.pp.with(|p| p.write(&mut pairs)),
+            FigureId::ThreeD => self.three_d.with(|p| p.write(&mut pairs)),
+        }
+        pairs
+    }
+
+    /// The figure itself: controls, diagram, readouts and "In words".
+    pub fn view(&self, id: FigureId) -> AnyView {
+        match id {
+            FigureId::Why => view! { <why::WhyFigure params=self.why/> }.into_any(),
+            FigureId::Dp => view! { <data_parallel::DpFigure params=self.dp/> }.into_any(),
+            FigureId::Zero => view! { <zero::ZeroFigure params=self.zero/> }.into_any(),
+            FigureId::Tp => view! { <tensor_parallel::TpFigure params=self.tp/> }.into_any(),
+            FigureId::Pp => view! { <pipeline_parallel::PpFigure params=self.pp/> }.into_any(),
+            FigureId::ThreeD => view! { <three_d::ThreeDFigure params=self.three_d/> }.into_any(),
+        }
+    }
+}
+
+/// The explanation under a figure in the explainer.
+pub fn explanation(id: FigureId) -> AnyView {
+    match id {
+        FigureId::Why => view! { <why::WhyText/> }.into_any(),
+        FigureId::Dp => view! { <data_parallel::DpText/> }.into_any(),
+        FigureId::Zero => view! { <zero::ZeroText/> }.into_any(),
+        FigureId::Tp => view! { <tensor_parallel::TpText/> }.into_any(),
+        FigureId::Pp => view! { <pipeline_parallel::PpText/> }.into_any(),
+        FigureId::ThreeD => view! { <three_d::ThreeDText/> }.into_any(),
     }
 }

@@ -9,7 +9,56 @@
 //! - all-reduce = reduce-scatter then all-gather: 2(N − 1)/N · M.
 
 use super::memory::ZeroStage;
+use super::presets::GpuPreset;
 use super::units::{Bytes, BytesPerSecond, Seconds};
+
+/// Which link a collective runs over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Link {
+    /// GPU-to-GPU inside a node.
+    NvLink,
+    /// Between nodes.
+    Network,
+}
+
+impl Link {
+    pub const ALL: [Link; 2] = [Link::NvLink, Link::Network];
+
+    /// The id used in URLs.
+    pub fn id(self) -> &'static str {
+        match self {
+            Link::NvLink => "nvlink",
+            Link::Network => "network",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|link| link.id() == id)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Link::NvLink => "NVLink",
+            Link::Network => "Network",
+        }
+    }
+
+    /// The link named inside a sentence: "over NVLink", "over the network".
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Link::NvLink => "NVLink",
+            Link::Network => "the network",
+        }
+    }
+
+    /// This link's bandwidth on a GPU, one direction.
+    pub fn bandwidth(self, gpu: &GpuPreset) -> BytesPerSecond {
+        match self {
+            Link::NvLink => gpu.nvlink,
+            Link::Network => gpu.network,
+        }
+    }
+}
 
 /// Bytes each GPU sends in a ring reduce-scatter or all-gather of `message`.
 pub fn ring_gather_sent(message: Bytes, gpus: u32) -> Bytes {

@@ -13,6 +13,7 @@ pub mod pipeline;
 pub mod presets;
 pub mod query;
 pub mod scenario;
+pub mod schedule;
 pub mod tensor;
 pub mod three_d;
 pub mod units;

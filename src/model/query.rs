@@ -10,6 +10,9 @@ use super::units::{group_thousands, Count};
 /// The most characters of a bad value quoted back in a notice.
 const QUOTE_LIMIT: usize = 24;
 
+/// Key/value pairs on their way into a URL.
+pub type Pairs = Vec<(String, String)>;
+
 /// A parsed query string: its key/value pairs, percent-decoded, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Query {

@@ -5,8 +5,10 @@ mod choice;
 mod notices;
 mod readout;
 mod slider;
+mod toggle;
 
 pub use choice::Choice;
 pub use notices::Notices;
 pub use readout::Readout;
 pub use slider::Slider;
+pub use toggle::Toggle;

@@ -14,8 +14,9 @@ pub fn Slider(
     param: &'static str,
     /// Smallest value, in the parameter's base unit.
     min: f64,
-    /// Largest value, in the parameter's base unit.
-    max: f64,
+    /// Largest value, in the parameter's base unit (may grow to fit a value from the URL).
+    #[prop(into)]
+    max: Signal<f64>,
     /// Step between positions, in the parameter's base unit.
     step: f64,
     /// Current value, in the parameter's base unit.
@@ -37,7 +38,7 @@ pub fn Slider(
                 type="range"
                 data-param=param
                 min=min
-                max=max
+                max=move || max.get()
                 step=step
                 prop:value=move || value.get()
                 aria-valuetext=move || text.get()

@@ -100,3 +100,30 @@ export async function readouts(page, scope = 'body') {
 export async function ready(page) {
   await page.waitForSelector('[data-readout]');
 }
+
+/** Drags a slider's thumb with the mouse to `fraction` (0..1) of its track. */
+export async function dragSlider(page, param, fraction, scope = 'body') {
+  const slider = page.locator(`${scope} input[type=range][data-param="${param}"]`);
+  const box = await slider.boundingBox();
+  const [min, max, value] = await slider.evaluate((el) => [Number(el.min), Number(el.max), Number(el.value)]);
+  const y = box.y + box.height / 2;
+  const at = (f) => box.x + 8 + f * (box.width - 16);
+  await page.mouse.move(at((value - min) / (max - min)), y);
+  await page.mouse.down();
+  await page.mouse.move(at(fraction), y, { steps: 6 });
+  await page.mouse.up();
+  return Number(await slider.inputValue());
+}
+
+/** Focuses a control and presses `key` `times` times. */
+export async function press(page, selector, key, times = 1) {
+  await page.locator(selector).first().focus();
+  for (let i = 0; i < times; i += 1) await page.keyboard.press(key);
+}
+
+/** Checks that every readout text equals the expected one. */
+export function expectTexts(assert, found, expected, context = '') {
+  for (const [id, text] of Object.entries(expected)) {
+    assert.equal(found[id]?.text, text, `${context} readout ${id}`);
+  }
+}

@@ -1,0 +1,202 @@
+// The six steps of the explainer end to end: seed readouts at the defaults,
+// every control by keyboard and by mouse, the URL, reloads and navigation.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dragSlider, expectTexts, launch, open, press, readouts, ready, serveDist } from './harness.mjs';
+
+/** The seed's readouts at its defaults (000_3a03997580fba279.txt). */
+const SEED = {
+  why: { 'training-state': '107.8 GB', 'over-gpu': '1.35×', compute: '8.1e22 FLOP', 'time-1-gpu': '17.1 years', 'time-64-gpus': '98 days', 'time-1024-gpus': '6 days' },
+  dp: { 'state-per-gpu': '107.8 GB', 'sequences-per-gpu': '128', 'gradient-size': '13.5 GB', 'sent-per-gpu': '23.6 GB', 'compute-per-step': '2.4 min', 'allreduce-time': '0.47 s' },
+  zero: { 'state-per-gpu': '37.1 GB', 'smaller-by': '2.9×', 'sent-per-gpu': '23.6 GB', fits: 'Yes', 'optimizer-per-gpu': '10.1 GB', 'weights-per-gpu': '13.5 GB' },
+  tp: { 'weights-per-gpu-layer': '50.6M', 'state-per-gpu': '27.0 GB', 'sent-per-gpu-layer': '201 MB', 'comm-time': '0.45 ms', 'compute-time': '8.3 ms', 'comm-over-compute': '0.05×' },
+  pp: { bubble: '42.9%', 'layers-per-gpu': '8', 'state-per-gpu': '27.0 GB', 'busy-units': '12', 'total-units': '21', 'boundary-activations': '34 MB', 'peak-in-flight': '4' },
+  '3d': { gpus: '256', nodes: '32', 'state-per-gpu': '1.16 GB', bubble: '2.3%', 'train-time': '25 days' },
+};
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function embed(query) {
+  const opened = await open(browser, `${server.base}?${query}`);
+  await ready(opened.page);
+  return opened;
+}
+
+test('the full page shows six steps with every seed readout, then the afterword', async () => {
+  const { page, errors, close } = await open(browser, server.base);
+  await ready(page);
+  const numbers = await page.locator('.step__number').allTextContents();
+  assert.deepEqual(numbers, [1, 2, 3, 4, 5, 6].map((k) => `Step ${k} of 6`));
+  for (const [slug, expected] of Object.entries(SEED)) {
+    expectTexts(assert, await readouts(page, `section[id="${slug}"]`), expected, slug);
+  }
+  assert.equal(await page.locator('.afterword__references a[href^="https://arxiv.org/abs/"]').count(), 4);
+  assert.equal(await page.locator('.afterword details').count(), 4);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+for (const [slug, expected] of Object.entries(SEED)) {
+  test(`?fig=${slug} shows the figure alone with the seed readouts and an In words summary`, async () => {
+    const { page, errors, close } = await embed(`fig=${slug}`);
+    expectTexts(assert, await readouts(page), expected, slug);
+    assert.equal(await page.locator('section.step').count(), 0);
+    assert.ok((await page.locator('[aria-live="polite"]').textContent()).length > 80);
+    for (const control of await page.locator('input, select').all()) {
+      assert.ok(await control.getAttribute('data-param'), 'every control names its parameter');
+    }
+    assert.deepEqual(errors, []);
+    await close();
+  });
+}
+
+test('dp: the GPUs slider by keyboard and mouse, the link toggle by keyboard', async () => {
+  const { page, errors, close } = await embed('fig=dp');
+  await press(page, 'input[data-param="gpus"]', 'ArrowRight');
+  let found = await readouts(page);
+  expectTexts(assert, found, { 'sequences-per-gpu': '113.8', 'sent-per-gpu': '24.0 GB', 'compute-per-step': '2.1 min' });
+  assert.match(page.url(), /\?fig=dp&gpus=9$/);
+  assert.equal(await page.locator('.fig-dp__gpu').count(), 9);
+  assert.equal(await dragSlider(page, 'gpus', 1), 64);
+  await press(page, 'input[data-param="link"][value="network"]', 'ArrowLeft');
+  found = await readouts(page);
+  expectTexts(assert, found, { 'sequences-per-gpu': '16', 'sent-per-gpu': '26.5 GB', 'allreduce-time': '59 ms' });
+  assert.match(page.url(), /gpus=64&link=nvlink/);
+  // 64 boxes stay inside the figure.
+  const width = await page.locator('.fig-dp__gpus').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  assert.ok(width[0] <= width[1], `no overflow: ${width}`);
+  assert.equal(await page.locator('.fig-dp__gpu').count(), 64);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('dp: the ring steps through reduce-scatter and all-gather', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?fig=dp&gpus=4`, { reducedMotion: 'reduce' });
+  await ready(page);
+  const caption = () => page.locator('.fig-dp__ring-text p').first().textContent();
+  assert.match(await caption(), /Reduce-scatter, step 1 of 3/);
+  const next = page.getByRole('button', { name: 'Next step' });
+  for (let i = 0; i < 3; i += 1) await next.click();
+  assert.match(await caption(), /All-gather, step 1 of 3/);
+  assert.match(await page.locator('.fig-dp__ring-sent').textContent(), /13\.5 GB/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('zero: stages by keyboard, GPUs by mouse, URL beyond the slider', async () => {
+  const { page, errors, close } = await embed('fig=zero');
+  await press(page, 'input[data-param="stage"][value="1"]', 'ArrowRight', 2);
+  let found = await readouts(page);
+  expectTexts(assert, found, { 'state-per-gpu': '13.5 GB', 'sent-per-gpu': '35.4 GB', 'smaller-by': '8.0×', fits: 'Yes' });
+  assert.equal(found.fits.value, 1);
+  assert.match(page.url(), /stage=3/);
+  assert.equal(await dragSlider(page, 'gpus', 0), 1);
+  found = await readouts(page);
+  expectTexts(assert, found, { 'state-per-gpu': '107.8 GB', fits: 'No', 'sent-per-gpu': '0 B' });
+  assert.equal(found.fits.value, 0);
+  await close();
+  const far = await embed('fig=zero&gpus=4096&stage=3');
+  expectTexts(assert, await readouts(far.page), { 'state-per-gpu': '26 MB', 'smaller-by': '4096.0×' });
+  assert.equal(await far.page.locator('input[data-param="gpus"]').inputValue(), '4096');
+  assert.deepEqual([...errors, ...far.errors], []);
+  await far.close();
+});
+
+test('tp: degree and link toggles by keyboard and mouse', async () => {
+  const { page, errors, close } = await embed('fig=tp');
+  await press(page, 'input[data-param="tp"][value="4"]', 'ArrowRight');
+  expectTexts(assert, await readouts(page), { 'sent-per-gpu-layer': '235 MB', 'compute-time': '4.1 ms' });
+  assert.equal(await page.locator('.fig-tp__gpu').count(), 8);
+  await page.locator('label[for="control-link-network"]').click();
+  expectTexts(assert, await readouts(page), { 'comm-time': '4.7 ms', 'sent-per-gpu-layer': '235 MB' });
+  assert.match(page.url(), /\?fig=tp&tp=8&link=network$/);
+  await page.locator('label[for="control-tp-1"]').click();
+  expectTexts(assert, await readouts(page), { 'sent-per-gpu-layer': '0 B', 'state-per-gpu': '107.8 GB' });
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('pp: stages and micro-batches by keyboard and mouse, each schedule', async () => {
+  const { page, errors, close } = await embed('fig=pp');
+  await press(page, 'input[data-param="micro"]', 'ArrowRight', 4);
+  expectTexts(assert, await readouts(page), { bubble: '27.3%', 'peak-in-flight': '8', 'total-units': '33' });
+  await page.locator('label[for="control-schedule-1f1b"]').click();
+  expectTexts(assert, await readouts(page), { bubble: '27.3%', 'peak-in-flight': '4' });
+  await page.locator('label[for="control-schedule-interleaved"]').click();
+  expectTexts(assert, await readouts(page), { bubble: '15.8%', 'total-units': '28.5' });
+  assert.equal(await page.locator('input[data-param="chunks"]').count(), 1);
+  await page.locator('label[for="control-schedule-zb-h1"]').click();
+  expectTexts(assert, await readouts(page), { bubble: '11.1%' });
+  assert.match(page.url(), /micro=8&schedule=zb-h1/);
+  // The largest timeline: 8 stages, 64 micro-batches.
+  assert.equal(await dragSlider(page, 'pp', 1), 8);
+  assert.equal(await dragSlider(page, 'micro', 1), 64);
+  expectTexts(assert, await readouts(page), { bubble: '3.5%', 'layers-per-gpu': '4' });
+  assert.equal(await page.locator('.fig-pp__block').count(), 8 * 64 * 3);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('3d: presets, toggles and the replicas slider', async () => {
+  const { page, errors, close } = await embed('fig=3d');
+  await page.locator('button[data-preset="course"]').click();
+  expectTexts(assert, await readouts(page), { gpus: '1,024', nodes: '128', bubble: '8.6%', 'train-time': '7 days' });
+  assert.match(page.url(), /dp=32/);
+  await press(page, 'input[data-param="zero"][value="1"]', 'ArrowRight', 2);
+  expectTexts(assert, await readouts(page), { 'state-per-gpu': '105 MB' });
+  assert.equal(await dragSlider(page, 'dp', 0), 1);
+  expectTexts(assert, await readouts(page), { gpus: '32', bubble: '0.3%' });
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a URL with parameters reproduces the same readouts on reload, for every figure', async () => {
+  const queries = ['fig=dp&gpus=16&link=nvlink', 'fig=zero&gpus=32&stage=2', 'fig=tp&tp=2&link=network',
+    'fig=pp&pp=6&micro=12&schedule=1f1b', 'fig=3d&tp=4&pp=8&dp=16&zero=3', 'fig=why&tokens=750B&model=llama3-70b'];
+  for (const query of queries) {
+    const { page, errors, close } = await embed(query);
+    const first = await readouts(page);
+    await page.reload();
+    await ready(page);
+    assert.deepEqual(await readouts(page), first, query);
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
+
+test('steps: ?step= opens at a figure, the pager moves between steps, changes name the step in the URL', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?step=zero`);
+  await ready(page);
+  await page.waitForFunction(() => Math.abs(document.getElementById('zero').getBoundingClientRect().top) < 40);
+  await page.locator('#zero .step__link--next').focus();
+  await page.keyboard.press('Enter');
+  assert.match(page.url(), /#tp$/);
+  await page.waitForFunction(() => Math.abs(document.getElementById('tp').getBoundingClientRect().top) < 40);
+  await press(page, '#dp input[data-param="gpus"]', 'ArrowLeft');
+  assert.match(page.url(), /\?step=dp&gpus=7/);
+  expectTexts(assert, await readouts(page, '#dp'), { 'sequences-per-gpu': '146.3' });
+  expectTexts(assert, await readouts(page, '#zero'), SEED.zero, 'zero is untouched');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('bad values in every figure fall back with a notice', async () => {
+  for (const [query, key] of [['fig=dp&gpus=0', 'gpus'], ['fig=zero&stage=9', 'stage'], ['fig=tp&tp=3', 'tp'],
+    ['fig=pp&micro=banana', 'micro'], ['fig=3d&preset=nope', 'preset'], ['fig=pp&schedule=%3Cb%3E', 'schedule'],
+    ['fig=nope', 'fig'], ['step=nope', 'step']]) {
+    const { page, errors, close } = await embed(query);
+    assert.equal(await page.locator(`[data-notice="${key}"]`).count(), 1, query);
+    assert.doesNotMatch(await page.locator('body').innerText(), /NaN|Infinity/);
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
