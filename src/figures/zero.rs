@@ -293,7 +293,11 @@ pub fn ZeroFigure(
                         class:fig-zero__total-bar--over=move || data.with(|d| d.fits.value == 0.0)
                         style:width=move || format!("{:.3}%", data.with(|d| d.total_percent))
                     ></div>
-                    <div class="fig-zero__capacity" style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))>
+                    <div
+                        class="fig-zero__capacity"
+                        class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
+                        style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
+                    >
                         <span class="fig-zero__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
                     </div>
                 </div>
