@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use crate::content::Afterword;
+use crate::exercises::Exercises;
+use crate::figures::beyond::Beyond;
 use crate::figures::{explanation, FigureId, FigureSet};
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
 use crate::widgets::Notices;
@@ -166,7 +168,8 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The whole explainer: every step in order, then the afterword.
+/// The whole page: the explainer's six steps, then the course module's
+/// planner, bubble figure, lab, exercises and what lies beyond, then the afterword.
 #[component]
 fn Explainer(
     /// Every figure's parameters.
@@ -174,7 +177,20 @@ fn Explainer(
     /// Notes about URL parameters that could not be used.
     notices: Vec<Notice>,
 ) -> impl IntoView {
-    let count = FigureId::ALL.len();
+    let count = FigureId::STEPS.len();
+    let section = move |id: FigureId, kicker: String, pager: AnyView| {
+        view! {
+            <section class="step figure" id=id.slug() aria-labelledby=format!("{}-title", id.slug())>
+                <p class="step__number">{kicker}</p>
+                <h2 class="figure__title" id=format!("{}-title", id.slug())>{id.title()}</h2>
+                <p class="figure__subtitle">{id.subtitle()}</p>
+                {figures.view(id)}
+                <div class="step__text">{explanation(id)}</div>
+                {pager}
+            </section>
+        }
+    };
+    let link = |id: FigureId| view! { <li><a href=format!("#{}", id.slug())>{id.title()}</a></li> };
     view! {
         <header class="page-header">
             <p class="page-header__kicker">"Parallax"</p>
@@ -184,46 +200,53 @@ fn Explainer(
                 "training state, its matrices, its layers. Each step below is one way of splitting, with live "
                 "numbers you can push around."
             </p>
-            <nav class="steps-nav" aria-label="Steps">
-                <ol class="steps-nav__list">
-                    {FigureId::ALL
-                        .iter()
-                        .map(|id| view! { <li><a href=format!("#{}", id.slug())>{id.title()}</a></li> })
-                        .collect_view()}
-                </ol>
+            <nav class="steps-nav" aria-label="Contents">
+                <ol class="steps-nav__list">{FigureId::STEPS.into_iter().map(link).collect_view()}</ol>
+                <p class="steps-nav__part">"Part two: planner and lab"</p>
+                <ul class="steps-nav__list">
+                    {FigureId::COURSE.into_iter().map(link).collect_view()}
+                    <li><a href="#exercises">"Exercises"</a></li>
+                    <li><a href="#beyond">"Beyond three dimensions"</a></li>
+                </ul>
             </nav>
         </header>
         <main class="explainer">
             <Notices notices=notices/>
-            {FigureId::ALL
+            {FigureId::STEPS
                 .into_iter()
                 .enumerate()
                 .map(|(index, id)| {
-                    let previous = index.checked_sub(1).map(|i| FigureId::ALL[i]);
-                    let next = FigureId::ALL.get(index + 1).copied();
-                    view! {
-                        <section class="step figure" id=id.slug() aria-labelledby=format!("{}-title", id.slug())>
-                            <p class="step__number">{format!("Step {} of {count}", index + 1)}</p>
-                            <h2 class="figure__title" id=format!("{}-title", id.slug())>{id.title()}</h2>
-                            <p class="figure__subtitle">{id.subtitle()}</p>
-                            {figures.view(id)}
-                            <div class="step__text">{explanation(id)}</div>
-                            <nav class="step__pager" aria-label=format!("Around step {}", index + 1)>
-                                {previous.map(|p| view! {
-                                    <a class="step__link step__link--previous" href=format!("#{}", p.slug())>
-                                        {format!("← Step {}: {}", index, p.title())}
-                                    </a>
-                                })}
-                                {next.map(|n| view! {
-                                    <a class="step__link step__link--next" href=format!("#{}", n.slug())>
-                                        {format!("Step {}: {} →", index + 2, n.title())}
-                                    </a>
-                                })}
-                            </nav>
-                        </section>
+                    let previous = index.checked_sub(1).map(|i| FigureId::STEPS[i]);
+                    let next = FigureId::STEPS.get(index + 1).copied();
+                    let pager = view! {
+                        <nav class="step__pager" aria-label=format!("Around step {}", index + 1)>
+                            {previous.map(|p| view! {
+                                <a class="step__link step__link--previous" href=format!("#{}", p.slug())>
+                                    {format!("← Step {}: {}", index, p.title())}
+                                </a>
+                            })}
+                            {next.map(|n| view! {
+                                <a class="step__link step__link--next" href=format!("#{}", n.slug())>
+                                    {format!("Step {}: {} →", index + 2, n.title())}
+                                </a>
+                            })}
+                        </nav>
                     }
+                    .into_any();
+                    section(id, format!("Step {} of {count}", index + 1), pager)
                 })
                 .collect_view()}
+            <h2 class="part-title" id="course">"Training across many GPUs: planner and lab"</h2>
+            <p class="part-lede">
+                "The second part puts the pieces to work: plan a run and see whether it fits, find how many "
+                "micro-batches hide the bubble, and run a real checkpointing experiment in your browser."
+            </p>
+            {FigureId::COURSE
+                .into_iter()
+                .map(|id| section(id, "Planner and lab".to_string(), ().into_any()))
+                .collect_view()}
+            <Exercises/>
+            <Beyond/>
             <Afterword/>
         </main>
     }

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod content;
+pub mod exercises;
 pub mod figures;
 pub mod model;
 pub mod widgets;

@@ -4,8 +4,12 @@
 //! pure `data()` that turns them into everything the view draws (tested
 //! natively), and a thin `#[component]` that maps that data to the page.
 
+pub mod beyond;
+pub mod bubble;
+pub mod checkpoint_lab;
 pub mod data_parallel;
 pub mod pipeline_parallel;
+pub mod planner;
 pub mod tensor_parallel;
 pub mod three_d;
 pub mod why;
@@ -54,10 +58,26 @@ pub enum FigureId {
     Tp,
     Pp,
     ThreeD,
+    Planner,
+    Bubble,
+    Checkpoint,
 }
 
 impl FigureId {
-    pub const ALL: [FigureId; 6] = [
+    pub const ALL: [FigureId; 9] = [
+        FigureId::Why,
+        FigureId::Dp,
+        FigureId::Zero,
+        FigureId::Tp,
+        FigureId::Pp,
+        FigureId::ThreeD,
+        FigureId::Planner,
+        FigureId::Bubble,
+        FigureId::Checkpoint,
+    ];
+
+    /// The explainer's six steps.
+    pub const STEPS: [FigureId; 6] = [
         FigureId::Why,
         FigureId::Dp,
         FigureId::Zero,
@@ -65,6 +85,9 @@ impl FigureId {
         FigureId::Pp,
         FigureId::ThreeD,
     ];
+
+    /// The course module's figures, the page's second part.
+    pub const COURSE: [FigureId; 3] = [FigureId::Planner, FigureId::Bubble, FigureId::Checkpoint];
 
     /// The slug used by `?fig=` and `?step=`.
     pub fn slug(self) -> &'static str {
@@ -75,6 +98,9 @@ impl FigureId {
             FigureId::Tp => "tp",
             FigureId::Pp => "pp",
             FigureId::ThreeD => "3d",
+            FigureId::Planner => "planner",
+            FigureId::Bubble => "bubble",
+            FigureId::Checkpoint => "checkpoint",
         }
     }
 
@@ -90,6 +116,9 @@ impl FigureId {
             FigureId::Tp => "Tensor parallelism",
             FigureId::Pp => "Pipeline parallelism",
             FigureId::ThreeD => "3D parallelism",
+            FigureId::Planner => "The parallelism planner",
+            FigureId::Bubble => "The pipeline bubble",
+            FigureId::Checkpoint => "Activation checkpointing lab",
         }
     }
 
@@ -109,6 +138,13 @@ impl FigureId {
             FigureId::ThreeD => {
                 "Tensor inside a node, pipeline across nodes, data parallelism over it all"
             }
+            FigureId::Planner => {
+                "Will it fit? One GPU's memory and traffic for any model and layout"
+            }
+            FigureId::Bubble => "How many micro-batches it takes to keep the pipeline busy",
+            FigureId::Checkpoint => {
+                "A real network in your browser, trading memory for recomputation"
+            }
         }
     }
 }
@@ -122,6 +158,9 @@ pub struct FigureSet {
     pub tp: RwSignal<tensor_parallel::TpParams>,
     pub pp: RwSignal<pipeline_parallel::PpParams>,
     pub three_d: RwSignal<three_d::ThreeDParams>,
+    pub planner: RwSignal<planner::PlannerParams>,
+    pub bubble: RwSignal<pipeline_parallel::PpParams>,
+    pub checkpoint: RwSignal<checkpoint_lab::LabParams>,
 }
 
 impl FigureSet {
@@ -155,6 +194,15 @@ impl FigureSet {
                 &pick(FigureId::ThreeD),
                 notices,
             )),
+            planner: RwSignal::new(planner::PlannerParams::from_query(
+                &pick(FigureId::Planner),
+                notices,
+            )),
+            bubble: RwSignal::new(bubble::read_params(&pick(FigureId::Bubble), notices)),
+            checkpoint: RwSignal::new(checkpoint_lab::LabParams::from_query(
+                &pick(FigureId::Checkpoint),
+                notices,
+            )),
         }
     }
 
@@ -168,6 +216,9 @@ impl FigureSet {
             FigureId::Tp => self.tp.with(|p| p.write(&mut pairs)),
             FigureId::Pp => self.pp.with(|p| p.write(&mut pairs)),
             FigureId::ThreeD => self.three_d.with(|p| p.write(&mut pairs)),
+            FigureId::Planner => self.planner.with(|p| p.write(&mut pairs)),
+            FigureId::Bubble => self.bubble.with(|p| bubble::write_params(p, &mut pairs)),
+            FigureId::Checkpoint => self.checkpoint.with(|p| p.write(&mut pairs)),
         }
         pairs
     }
@@ -181,6 +232,11 @@ impl FigureSet {
             FigureId::Tp => view! { <tensor_parallel::TpFigure params=self.tp/> }.into_any(),
             FigureId::Pp => view! { <pipeline_parallel::PpFigure params=self.pp/> }.into_any(),
             FigureId::ThreeD => view! { <three_d::ThreeDFigure params=self.three_d/> }.into_any(),
+            FigureId::Planner => view! { <planner::PlannerFigure params=self.planner/> }.into_any(),
+            FigureId::Bubble => view! { <bubble::BubbleFigure params=self.bubble/> }.into_any(),
+            FigureId::Checkpoint => {
+                view! { <checkpoint_lab::CheckpointLab params=self.checkpoint/> }.into_any()
+            }
         }
     }
 }
@@ -194,5 +250,8 @@ pub fn explanation(id: FigureId) -> AnyView {
         FigureId::Tp => view! { <tensor_parallel::TpText/> }.into_any(),
         FigureId::Pp => view! { <pipeline_parallel::PpText/> }.into_any(),
         FigureId::ThreeD => view! { <three_d::ThreeDText/> }.into_any(),
+        FigureId::Planner => view! { <planner::PlannerText/> }.into_any(),
+        FigureId::Bubble => view! { <bubble::BubbleText/> }.into_any(),
+        FigureId::Checkpoint => view! { <checkpoint_lab::LabText/> }.into_any(),
     }
 }

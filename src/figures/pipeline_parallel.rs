@@ -48,30 +48,41 @@ impl Default for PpParams {
 
 impl PpParams {
     pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
-        let schedule_ids: Vec<&str> = Schedule::ALL.iter().map(|s| s.id()).collect();
-        Self {
-            scenario: Scenario::from_query(query, notices),
-            stages: STAGES.read(query, f64::from(DEFAULT_STAGES), notices) as u32,
-            micro: MICRO.read(query, f64::from(DEFAULT_MICRO), notices) as u32,
-            schedule: read_choice(query, "schedule", &schedule_ids, notices)
-                .and_then(Schedule::from_id)
-                .unwrap_or(Schedule::GPipe),
-            chunks: CHUNKS.read(query, f64::from(DEFAULT_CHUNKS), notices) as u32,
-        }
+        Self::read(query, notices, &Self::default())
     }
 
     pub fn write(&self, pairs: &mut Vec<(String, String)>) {
+        self.write_against(pairs, &Self::default());
+    }
+
+    /// Reads the parameters, falling back to `defaults` (the `bubble` figure
+    /// shares these parameters with other defaults).
+    pub fn read(query: &Query, notices: &mut Vec<Notice>, defaults: &Self) -> Self {
+        let schedule_ids: Vec<&str> = Schedule::ALL.iter().map(|s| s.id()).collect();
+        Self {
+            scenario: Scenario::from_query(query, notices),
+            stages: STAGES.read(query, f64::from(defaults.stages), notices) as u32,
+            micro: MICRO.read(query, f64::from(defaults.micro), notices) as u32,
+            schedule: read_choice(query, "schedule", &schedule_ids, notices)
+                .and_then(Schedule::from_id)
+                .unwrap_or(defaults.schedule),
+            chunks: CHUNKS.read(query, f64::from(defaults.chunks), notices) as u32,
+        }
+    }
+
+    /// Appends the parameters that differ from `defaults`.
+    pub fn write_against(&self, pairs: &mut Vec<(String, String)>, defaults: &Self) {
         self.scenario.write(pairs);
         for (key, value, default) in [
-            ("pp", self.stages, DEFAULT_STAGES),
-            ("micro", self.micro, DEFAULT_MICRO),
-            ("chunks", self.chunks, DEFAULT_CHUNKS),
+            ("pp", self.stages, defaults.stages),
+            ("micro", self.micro, defaults.micro),
+            ("chunks", self.chunks, defaults.chunks),
         ] {
             if value != default {
                 pairs.push((key.into(), value.to_string()));
             }
         }
-        if self.schedule != Schedule::GPipe {
+        if self.schedule != defaults.schedule {
             pairs.push(("schedule".into(), self.schedule.id().into()));
         }
     }

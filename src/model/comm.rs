@@ -93,6 +93,17 @@ pub fn data_parallel_sent(gradients: Bytes, gpus: u32, stage: ZeroStage) -> Byte
     }
 }
 
+/// Bytes each GPU sends in one mixture-of-experts layer with expert
+/// parallelism of degree `ep`: each of its `tokens` tokens goes to `top_k`
+/// experts and comes back, two all-to-alls of a 2-byte hidden state of width
+/// `hidden`; with uniform routing a share (ep − 1)/ep of them leave the GPU
+/// (Lepikhin et al. 2020, GShard, section 2.2; Fedus et al. 2021, Switch
+/// Transformer, section 2.2).
+pub fn expert_all_to_all_sent(tokens: f64, hidden: f64, top_k: u32, ep: u32) -> Bytes {
+    let ep = f64::from(ep.max(1));
+    Bytes(2.0 * tokens * f64::from(top_k) * hidden * 2.0 * (ep - 1.0) / ep)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +115,16 @@ mod tests {
         assert_eq!(ring_allreduce_sent(message, 2), Bytes(1000.0));
         assert_eq!(ring_allreduce_sent(message, 8), Bytes(1750.0));
         assert!(ring_allreduce_sent(message, 4096).value() < 2000.0);
+    }
+
+    #[test]
+    fn expert_parallel_all_to_all() {
+        assert_eq!(expert_all_to_all_sent(4096.0, 4096.0, 2, 1), Bytes(0.0));
+        // 4,096 tokens, top-2, width 4,096, 8-way: 2 × 4096 × 2 × 4096 × 2 B × 7/8.
+        assert_eq!(
+            expert_all_to_all_sent(4096.0, 4096.0, 2, 8),
+            Bytes(117_440_512.0)
+        );
     }
 
     #[test]

@@ -5,11 +5,13 @@
 //! (`cargo test`). Each formula's doc comment names its paper and equation.
 
 pub mod activations;
+pub mod checkpoint;
 pub mod comm;
 pub mod compute;
 pub mod memory;
 pub mod number;
 pub mod pipeline;
+pub mod planner;
 pub mod presets;
 pub mod query;
 pub mod scenario;

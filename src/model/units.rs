@@ -126,7 +126,7 @@ pub fn significant(value: f64, figures: i32) -> String {
 }
 
 impl fmt::Display for Bytes {
-    /// `1,120 GB`, `107.8 GB`, `1.16 GB`, `201 MB`, `34 MB`, `512 KB`, `12 B`.
+    /// `1,120 GB`, `107.8 GB`, `1.16 GB`, `201 MB`, `34 MB`, `1.1 MB`, `512 KB`, `12 B`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let bytes = self.0;
         let gb = bytes / Self::GB;
@@ -136,10 +136,14 @@ impl fmt::Display for Bytes {
             write!(f, "{gb:.1} GB")
         } else if gb >= 1.0 {
             write!(f, "{gb:.2} GB")
-        } else if bytes >= 1e6 {
+        } else if bytes >= 10e6 {
             write!(f, "{:.0} MB", bytes / 1e6)
-        } else if bytes >= 1e3 {
+        } else if bytes >= 1e6 {
+            write!(f, "{:.1} MB", bytes / 1e6)
+        } else if bytes >= 10e3 {
             write!(f, "{:.0} KB", bytes / 1e3)
+        } else if bytes >= 1e3 {
+            write!(f, "{:.1} KB", bytes / 1e3)
         } else {
             write!(f, "{bytes:.0} B")
         }
@@ -251,6 +255,8 @@ mod tests {
         assert_eq!(Bytes(201.3e6).to_string(), "201 MB");
         assert_eq!(Bytes(33.55e6).to_string(), "34 MB");
         assert_eq!(Bytes(512.0).to_string(), "512 B");
+        assert_eq!(Bytes(1.08e6).to_string(), "1.1 MB");
+        assert_eq!(Bytes(2.5e3).to_string(), "2.5 KB");
         assert_eq!(Bytes(80e9).capacity_text(), "80 GB");
     }
 

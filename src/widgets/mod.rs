@@ -1,14 +1,20 @@
 //! Shared controls and readouts. They know nothing of training: a figure
 //! hands them values, text and callbacks.
 
+mod chart;
 mod choice;
 mod notices;
+mod number_input;
+mod question;
 mod readout;
 mod slider;
 mod toggle;
 
+pub use chart::{Palette, PlotCanvas};
 pub use choice::Choice;
 pub use notices::Notices;
+pub use number_input::NumberInput;
+pub use question::{NumberQuestion, Prediction};
 pub use readout::Readout;
 pub use slider::Slider;
 pub use toggle::Toggle;

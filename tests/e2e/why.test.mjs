@@ -53,7 +53,7 @@ function assertConsistent(found, tokens) {
 test('the full page shows the why figure with the seed readouts, from a sub-path', async () => {
   const { page, errors, close } = await open(browser, server.base);
   await ready(page);
-  assertSeed(await readouts(page));
+  assertSeed(await readouts(page, '#why'));
   assert.equal(await page.locator('.page-header__title').count(), 1);
   assert.match(await page.locator('#why .figure__in-words').textContent(), /17\.1 years/);
   assert.deepEqual(errors, []);

@@ -1,0 +1,186 @@
+//! The course module's exercises and more in the same vein, as cards: the
+//! numeric answers are computed by the estimator, never typed in.
+
+use leptos::prelude::*;
+
+use crate::model::checkpoint::predicted_peak_tensors;
+use crate::model::comm::ring_allreduce_sent;
+use crate::model::compute::training_flop;
+use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
+use crate::model::pipeline::{bubble, Schedule};
+use crate::model::presets::DEFAULT_MODEL;
+use crate::model::tensor::sent_per_gpu_per_layer;
+use crate::model::three_d::Layout;
+use crate::widgets::NumberQuestion;
+
+/// A numeric exercise: its answer and worked solution come from the estimator.
+pub struct Exercise {
+    pub id: &'static str,
+    pub prompt: &'static str,
+    pub tolerance: f64,
+    pub hint: &'static str,
+    /// The answer, in the unit the prompt asks for.
+    pub answer: fn() -> f64,
+    /// The worked solution, given the answer.
+    pub solution: fn(f64) -> String,
+}
+
+fn zero_gb(params: f64, stage: ZeroStage, gpus: u32) -> f64 {
+    TrainingState::zero(params, BytesPerParam::MIXED_PRECISION_ADAM, stage, gpus)
+        .total()
+        .value()
+        / 1e9
+}
+
+/// Every numeric exercise, the module's three first.
+pub const EXERCISES: [Exercise; 9] = [
+    Exercise {
+        id: "zero3-70b-64",
+        prompt: "A 70-billion-parameter model trains with ZeRO stage 3 on 64 GPUs. How many GB of training state does each GPU hold, at 16 bytes a parameter?",
+        tolerance: 0.1,
+        hint: "Stage 3 shards all 16 bytes of every parameter across the GPUs.",
+        answer: || zero_gb(70e9, ZeroStage::Three, 64),
+        solution: |a| format!("16 × 70 × 10⁹ / 64 = {a:.1} × 10⁹ bytes: {a:.1} GB a GPU, room to spare on an 80 GB device."),
+    },
+    Exercise {
+        id: "bubble-4-8",
+        prompt: "What is the pipeline bubble, as a fraction, for 4 stages and 8 micro-batches?",
+        tolerance: 0.001,
+        hint: "Use (p − 1)/(m + p − 1).",
+        answer: || bubble(Schedule::GPipe, 4, 8, 1),
+        solution: |a| format!("(4 − 1)/(8 + 4 − 1) = 3/11 ≈ {a:.4}: a GPU idles for just over a quarter of each step."),
+    },
+    Exercise {
+        id: "zero1-7b-8",
+        prompt: "With ZeRO stage 1 each GPU keeps full bf16 weights and gradients but only its share of the 12 bytes a parameter of master weights and Adam state. For a 7-billion-parameter model on 8 GPUs, how many GB is that?",
+        tolerance: 0.1,
+        hint: "Weights and gradients are 4 bytes a parameter, whole; the 12 bytes are divided by 8.",
+        answer: || zero_gb(7e9, ZeroStage::One, 8),
+        solution: |a| format!("(4 + 12/8) × 7 × 10⁹ = 5.5 × 7 × 10⁹ = {a:.1} GB."),
+    },
+    Exercise {
+        id: "zero2-13b-16",
+        prompt: "A 13-billion-parameter model trains with ZeRO stage 2 on 16 GPUs. How many GB of training state does each GPU hold?",
+        tolerance: 0.1,
+        hint: "Stage 2 keeps the 2-byte weights whole and shards the gradients and the optimizer state: (2 + 14/N) bytes a parameter.",
+        answer: || zero_gb(13e9, ZeroStage::Two, 16),
+        solution: |a| format!("(2 + (2 + 12)/16) × 13 × 10⁹ = 2.875 × 13 × 10⁹ = {a:.1} GB."),
+    },
+    Exercise {
+        id: "ring-64",
+        prompt: "Llama 2 7B's fp16 gradient is 13.5 GB. In a ring all-reduce over 64 GPUs, how many GB does each GPU send?",
+        tolerance: 0.1,
+        hint: "A ring all-reduce sends 2(N − 1)/N of the message from every GPU.",
+        answer: || {
+            let gradient = TrainingState::full(DEFAULT_MODEL.arch.parameter_count(), BytesPerParam::MIXED_PRECISION_ADAM).gradients;
+            ring_allreduce_sent(gradient, 64).value() / 1e9
+        },
+        solution: |a| format!("2 × 63/64 × 13.48 GB = {a:.1} GB: almost exactly twice the gradient, whatever N is."),
+    },
+    Exercise {
+        id: "tp-8-layer",
+        prompt: "Llama 2 7B (width 4,096) runs with 8-way tensor parallelism. For one 4,096-token sequence, how many MB does each GPU send per layer in its four all-reduces?",
+        tolerance: 1.0,
+        hint: "Each all-reduce sums an s × h tensor of 2-byte values, and a ring sends 2(t − 1)/t of it.",
+        answer: || sent_per_gpu_per_layer(&DEFAULT_MODEL.arch, 8, 4096.0).value() / 1e6,
+        solution: |a| format!("4 × 2 × 7/8 × (4,096 × 4,096 × 2 B = 33.6 MB) = {a:.0} MB."),
+    },
+    Exercise {
+        id: "3d-gpus",
+        prompt: "A run uses 8-way tensor parallelism, 8 pipeline stages and 16 data-parallel replicas. How many GPUs is that?",
+        tolerance: 0.0,
+        hint: "The three degrees multiply.",
+        answer: || f64::from(Layout { tensor: 8, pipeline: 8, data: 16, zero: ZeroStage::One }.gpus()),
+        solution: |a| format!("8 × 8 × 16 = {a:.0} GPUs, or {:.0} nodes of 8.", a / 8.0),
+    },
+    Exercise {
+        id: "compute-70b",
+        prompt: "Using C ≈ 6ND, how much compute does a 70-billion-parameter model need for 2 trillion tokens, in units of 10²³ FLOP?",
+        tolerance: 0.05,
+        hint: "Multiply 6 by the parameters and by the tokens.",
+        answer: || training_flop(70e9, 2e12, false).value() / 1e23,
+        solution: |a| format!("6 × 7 × 10¹⁰ × 2 × 10¹² = {a:.1} × 10²³ FLOP."),
+    },
+    Exercise {
+        id: "checkpoint-64-8",
+        prompt: "A 64-layer network keeps a checkpoint every 8 layers. How many layers' worth of activations does it hold at the peak of the backward pass?",
+        tolerance: 0.0,
+        hint: "Count the checkpoints, plus the network's output, plus the layers of one segment recomputed.",
+        answer: || predicted_peak_tensors(64, 8) as f64,
+        solution: |a| format!("64/8 = 8 checkpoints (the input among them) and the output, plus 7 recomputed outputs inside the last segment: {a:.0}, against 65 when every activation is kept."),
+    },
+];
+
+/// The exercises section: the two written questions, then the numeric ones.
+#[component]
+pub fn Exercises() -> impl IntoView {
+    view! {
+        <section class="exercises" id="exercises" aria-labelledby="exercises-title">
+            <h2 id="exercises-title">"Exercises"</h2>
+            <p>"Work each one out, then check. Answers are computed by the same estimator as the figures; your progress is kept in this browser."</p>
+            <details class="question">
+                <summary class="question__prompt">
+                    "Which of the four techniques reduce the memory each GPU needs for the training state, and which only adds throughput?"
+                </summary>
+                <p>
+                    "Plain data parallelism only adds throughput: every GPU still keeps the whole state. ZeRO (or FSDP) "
+                    "shards the state itself, tensor parallelism splits every matrix, and pipeline parallelism gives each "
+                    "GPU only some of the layers, so all three cut the memory a GPU needs."
+                </p>
+            </details>
+            {EXERCISES
+                .iter()
+                .map(|exercise| {
+                    let answer = (exercise.answer)();
+                    view! {
+                        <NumberQuestion
+                            id=exercise.id
+                            prompt=exercise.prompt
+                            answer=answer
+                            tolerance=exercise.tolerance
+                            hint=exercise.hint
+                            solution=(exercise.solution)(answer)
+                        />
+                    }
+                })
+                .collect_view()}
+            <details class="question">
+                <summary class="question__prompt">"Why does tensor parallelism stay inside one server while data parallelism spans the whole cluster?"</summary>
+                <p>
+                    "Tensor parallelism all-reduces inside every layer, and the next computation waits for the result, so "
+                    "it needs the fastest links there are, the ones between GPUs in one server. Data parallelism talks once "
+                    "a step, and that exchange can run behind the backward pass, so the slower network between servers "
+                    "is good enough."
+                </p>
+            </details>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_modules_answers() {
+        let answer = |id: &str| (EXERCISES.iter().find(|e| e.id == id).unwrap().answer)();
+        assert!((answer("zero3-70b-64") - 17.5).abs() < 1e-9);
+        assert!((answer("bubble-4-8") - 0.2727).abs() < 0.001);
+        assert!((answer("zero1-7b-8") - 38.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_further_answers() {
+        let answer = |id: &str| (EXERCISES.iter().find(|e| e.id == id).unwrap().answer)();
+        assert!((answer("zero2-13b-16") - 37.375).abs() < 1e-9);
+        assert_eq!(format!("{:.1}", answer("ring-64")), "26.5");
+        assert_eq!(format!("{:.0}", answer("tp-8-layer")), "235");
+        assert_eq!(answer("3d-gpus"), 1024.0);
+        assert!((answer("compute-70b") - 8.4).abs() < 1e-9);
+        assert_eq!(answer("checkpoint-64-8"), 16.0);
+        assert!(EXERCISES.len() >= 8);
+        for exercise in &EXERCISES {
+            assert!(!(exercise.solution)((exercise.answer)()).is_empty());
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The one canvas wrapper: owns a `<canvas>`, sizes it by
+//! `devicePixelRatio` so charts stay sharp, redraws from one effect when the
+//! figure's data or the window's size changes.
+
+use leptos::prelude::*;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+
+/// Colours of the shared palette, read from the page's CSS tokens so that
+/// charts follow the light or dark theme.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Palette {
+    pub text: RGBColor,
+    pub muted: RGBColor,
+    pub grid: RGBColor,
+    pub series: [RGBColor; 4],
+}
+
+impl Default for Palette {
+    /// The light theme's tokens (`style/tokens.css`).
+    fn default() -> Self {
+        Self {
+            text: RGBColor(0x1c, 0x1c, 0x21),
+            muted: RGBColor(0x55, 0x55, 0x5f),
+            grid: RGBColor(0xd6, 0xd2, 0xc8),
+            series: [
+                RGBColor(0x3a, 0x6b, 0xc9),
+                RGBColor(0xc2, 0x6a, 0x12),
+                RGBColor(0x23, 0x87, 0x5f),
+                RGBColor(0x5a, 0x4f, 0xc4),
+            ],
+        }
+    }
+}
+
+/// Parses `#rrggbb`.
+fn hex(text: &str) -> Option<RGBColor> {
+    let digits = text.trim().strip_prefix('#')?;
+    if digits.len() != 6 {
+        return None;
+    }
+    let channel = |i: usize| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok();
+    Some(RGBColor(channel(0)?, channel(2)?, channel(4)?))
+}
+
+/// The palette as the page's CSS currently defines it.
+fn page_palette() -> Palette {
+    let fallback = Palette::default();
+    let Some(style) = document()
+        .document_element()
+        .and_then(|root| window().get_computed_style(&root).ok().flatten())
+    else {
+        return fallback;
+    };
+    let token = |name: &str, default: RGBColor| {
+        style
+            .get_property_value(name)
+            .ok()
+            .and_then(|v| hex(&v))
+            .unwrap_or(default)
+    };
+    Palette {
+        text: token("--text", fallback.text),
+        muted: token("--muted", fallback.muted),
+        grid: token("--border", fallback.grid),
+        series: [
+            token("--weights", fallback.series[0]),
+            token("--gradients", fallback.series[1]),
+            token("--optimizer", fallback.series[2]),
+            token("--compute", fallback.series[3]),
+        ],
+    }
+}
+
+/// How a figure draws its chart: onto a canvas backend, with the page's
+/// palette and the device pixel ratio (to scale fonts and strokes).
+pub type Draw = Callback<(CanvasBackend, Palette, f64)>;
+
+#[component]
+pub fn PlotCanvas(
+    /// Draws the chart; it is re-run whenever the signals it reads change.
+    draw: Draw,
+    /// Height in CSS pixels.
+    height: u32,
+    /// A text alternative for the chart.
+    #[prop(into)]
+    label: Signal<String>,
+) -> impl IntoView {
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let resized = RwSignal::new(0u32);
+    let handle = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n = n.wrapping_add(1))
+    });
+    on_cleanup(move || handle.remove());
+    Effect::new(move |_| {
+        resized.track();
+        let Some(element) = canvas.get() else {
+            return;
+        };
+        let element: web_sys::HtmlCanvasElement = element.unchecked_into();
+        let ratio = window().device_pixel_ratio().max(1.0);
+        let width = f64::from(element.client_width().max(1));
+        element.set_width((width * ratio) as u32);
+        element.set_height((f64::from(height) * ratio) as u32);
+        if let Some(backend) = CanvasBackend::with_canvas_object(element) {
+            draw.run((backend, page_palette(), ratio));
+        }
+    });
+    view! {
+        <canvas
+            node_ref=canvas
+            class="plot-canvas"
+            style:height=format!("{height}px")
+            role="img"
+            aria-label=move || label.get()
+        ></canvas>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_colours() {
+        assert_eq!(hex(" #3a6bc9"), Some(RGBColor(0x3a, 0x6b, 0xc9)));
+        assert_eq!(hex("red"), None);
+        assert_eq!(hex("#12345"), None);
+    }
+}

@@ -1,0 +1,175 @@
+// The course module end to end: planner, bubble figure, checkpointing lab,
+// predictions, exercises and the sections beyond 3D.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { expectTexts, launch, open, press, readouts, ready, serveDist } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function embed(query, options) {
+  const opened = await open(browser, `${server.base}?${query}`, options);
+  await ready(opened.page);
+  return opened;
+}
+
+test('planner: 1,120 GB at the defaults, ZeRO-3 gives 140 GB at 8 GPUs and 70 GB at 16', async () => {
+  const { page, errors, close } = await embed('fig=planner');
+  let found = await readouts(page);
+  expectTexts(assert, found, { 'state-per-gpu': '1,120 GB', capacity: '80 GB', fits: 'No', weights: '140.0 GB', 'master-weights': '280.0 GB', 'optimizer-state': '560.0 GB' });
+  assert.equal(found['state-per-gpu'].value, 1120e9);
+  assert.ok(found.activations.value > 0 && found['traffic-per-step'].value > 0);
+  await press(page, 'input[data-param="stage"][value="0"]', 'ArrowRight', 3);
+  expectTexts(assert, await readouts(page), { 'state-per-gpu': '140.0 GB' });
+  await page.fill('input[data-param="gpus"]', '16');
+  await page.keyboard.press('Enter');
+  expectTexts(assert, await readouts(page), { 'state-per-gpu': '70.0 GB' });
+  assert.match(page.url(), /\?fig=planner&gpus=16&stage=3$/);
+  await page.fill('input[data-param="gpus"]', 'lots');
+  await page.keyboard.press('Enter');
+  assert.match(await page.locator('#control-gpus-error').textContent(), /not a number/);
+  expectTexts(assert, await readouts(page), { 'state-per-gpu': '70.0 GB' });
+  await page.locator('label[for="control-recompute-full"]').click();
+  await page.fill('input[data-param="gpus"]', '64');
+  await page.keyboard.press('Enter');
+  expectTexts(assert, await readouts(page), { 'state-per-gpu': '17.5 GB', fits: 'Yes' });
+  assert.match(await page.locator('.fig-planner__verdict').textContent(), /^Fits/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('planner: a prediction is committed before its computed answer shows', async () => {
+  const { page, errors, close } = await embed('fig=planner');
+  const plain = page.locator('[data-prediction="planner-plain"]');
+  assert.equal(await plain.locator('.question__answer').count(), 0);
+  assert.ok(await plain.getByRole('button', { name: 'Reveal' }).isDisabled());
+  await plain.getByLabel('It does not fit').check();
+  await plain.getByRole('button', { name: 'Reveal' }).click();
+  assert.match(await plain.locator('.question__answer').textContent(), /^You predicted right\..*1,120 GB/);
+  const count = page.locator('[data-prediction="planner-count"]');
+  await count.getByLabel('64').check();
+  await count.getByRole('button', { name: 'Reveal' }).click();
+  assert.match(await count.locator('.question__answer').textContent(), /^Not quite\. 16 GPUs: 70\.0 GB each\. The exact minimum is 14/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('bubble: 0.2727 and 28 micro-batches at the defaults, a drawn chart, the try prompt', async () => {
+  const { page, errors, close } = await embed('fig=bubble');
+  let found = await readouts(page);
+  assert.ok(Math.abs(found.bubble.value - 0.2727) < 0.0001);
+  expectTexts(assert, found, { bubble: '27.3%', 'micro-for-10pct': '28' });
+  const inked = await page.locator('canvas.plot-canvas').evaluate((canvas) => {
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let count = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) count += 1;
+    return count;
+  });
+  assert.ok(inked > 1000, `chart drawn: ${inked} pixels`);
+  await press(page, 'input[data-param="micro"]', 'ArrowRight');
+  expectTexts(assert, await readouts(page), { bubble: '25.0%' });
+  assert.match(page.url(), /\?fig=bubble&micro=9$/);
+  await press(page, 'input[data-param="pp"]', 'End');
+  expectTexts(assert, await readouts(page), { 'micro-for-10pct': '64' });
+  const question = page.locator('[data-question="bubble-10pct"]');
+  await question.locator('input').fill('27');
+  await question.getByRole('button', { name: 'Check' }).click();
+  assert.equal(await question.locator('.question__feedback').getAttribute('data-verdict'), 'wrong');
+  assert.match(await question.locator('.question__feedback').textContent(), /Hint/);
+  await question.locator('input').fill('28');
+  await question.getByRole('button', { name: 'Check' }).click();
+  assert.equal(await question.locator('.question__feedback').getAttribute('data-verdict'), 'right');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('exercises: wrong then right, remembered across reloads, and working without storage', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}#exercises`);
+  await ready(page);
+  const card = page.locator('[data-question="zero3-70b-64"]');
+  await card.locator('input').fill('20');
+  await card.locator('input').press('Enter');
+  assert.equal(await card.locator('.question__feedback').getAttribute('data-verdict'), 'wrong');
+  await card.locator('summary').click();
+  assert.match(await card.locator('.question__solution p').textContent(), /17\.5 GB/);
+  await card.locator('input').fill('17.5');
+  await card.locator('input').press('Enter');
+  assert.equal(await card.locator('.question__feedback').getAttribute('data-verdict'), 'right');
+  await page.reload();
+  await ready(page);
+  assert.equal(await page.locator('[data-question="zero3-70b-64"] .question__feedback').getAttribute('data-verdict'), 'right');
+  assert.ok((await page.locator('[data-question]').count()) >= 9);
+  assert.deepEqual(errors, []);
+  await close();
+
+  const denied = await browser.newContext();
+  await denied.addInitScript(() => {
+    Object.defineProperty(window, 'localStorage', { get() { throw new Error('storage denied'); } });
+  });
+  const locked = await denied.newPage();
+  const lockedErrors = [];
+  locked.on('pageerror', (error) => lockedErrors.push(String(error)));
+  await locked.goto(`${server.base}#exercises`);
+  await ready(locked);
+  const bubble = locked.locator('[data-question="bubble-4-8"]');
+  await bubble.locator('input').fill('0.2727');
+  await bubble.locator('input').press('Enter');
+  assert.equal(await bubble.locator('.question__feedback').getAttribute('data-verdict'), 'right');
+  assert.deepEqual(lockedErrors, []);
+  await denied.close();
+});
+
+test('checkpoint lab: a real run completes, measures what it predicts, gradients agree, page stays responsive', async () => {
+  const context = await browser.newContext();
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.__longTasks.push([entry.startTime, entry.duration]);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(`${server.base}?fig=checkpoint&every=6`);
+  await ready(page);
+  const started = await page.evaluate(() => performance.now());
+  await page.waitForSelector('[data-readout="gradients-agree"]');
+  await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60000 });
+  const finished = await page.evaluate(() => performance.now());
+  const found = await readouts(page);
+  assert.equal(found['gradients-agree'].value, 1);
+  assert.equal(found['measured-memory'].value, found['activation-memory'].value);
+  // 32 layers, k = 6: 6 checkpoints, the output and the 4 inner outputs of the last
+  // full segment, 11 tensors of 32 × 128 values of 8 bytes.
+  assert.equal(found['measured-memory'].value, 11 * 32 * 128 * 8);
+  expectTexts(assert, found, { 'best-every': '6', 'extra-compute': '27.1%' });
+  // Long tasks (over 50 ms) while the experiment ran, after the app had started.
+  const during = await page.evaluate((from) => window.__longTasks.filter(([start]) => start >= from).map(([, d]) => d), started);
+  const startup = await page.evaluate((from) => window.__longTasks.filter(([start]) => start < from).map(([, d]) => d), started);
+  console.log(`lab: ${Math.round(finished - started)} ms to finish; long tasks while running: ${JSON.stringify(during)}; at start-up: ${JSON.stringify(startup.map(Math.round))}`);
+  assert.deepEqual(during, [], 'no task over 50 ms while the lab runs');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the page has a second part with the course figures, exercises and the sections beyond 3D', async () => {
+  const { page, errors, close } = await open(browser, server.base);
+  await ready(page);
+  for (const id of ['course', 'planner', 'bubble', 'checkpoint', 'exercises', 'beyond']) {
+    assert.equal(await page.locator(`[id="${id}"]`).count(), 1, id);
+  }
+  expectTexts(assert, await readouts(page, '#planner'), { 'state-per-gpu': '1,120 GB' });
+  expectTexts(assert, await readouts(page, '#beyond'), { 'alltoall-per-layer': '117 MB', 'activations-per-gpu-layer': '18.3 GB' });
+  await press(page, '#beyond input[data-param="cp"]', 'End');
+  expectTexts(assert, await readouts(page, '#beyond'), { 'activations-per-gpu-layer': '1.14 GB' });
+  assert.deepEqual(errors, []);
+  await close();
+});
