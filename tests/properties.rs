@@ -4,6 +4,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use parallax::figures::why::{data, WhyParams};
+use parallax::figures::{
+    bubble, data_parallel, pipeline_parallel, planner, tensor_parallel, three_d, zero, ReadoutData,
+};
 use parallax::model::activations::{first_stage, per_layer, ActivationSetup, Recompute};
 use parallax::model::comm::{data_parallel_sent, ring_allreduce_sent};
 use parallax::model::compute::{training_flop, training_time};
@@ -17,6 +20,14 @@ use parallax::model::tensor::{sent_per_gpu_per_layer, weights_per_gpu_per_layer}
 use parallax::model::three_d::{estimate, Layout};
 use parallax::model::units::{format_ratio, Bytes, Count, Flop, Fraction, Seconds};
 use proptest::prelude::*;
+
+/// A readout a reader may see: a finite value and a text with no NaN or infinity.
+fn well_formed(readout: &ReadoutData) -> bool {
+    readout.value.is_finite()
+        && !readout.text.is_empty()
+        && !readout.text.contains("NaN")
+        && !readout.text.contains("inf")
+}
 
 const ADAM: BytesPerParam = BytesPerParam::MIXED_PRECISION_ADAM;
 
@@ -49,6 +60,7 @@ fn query_text() -> impl Strategy<Value = String> {
         any::<String>(),
         "[a-z-]{1,8}=[-+0-9.eEkKmMbBtT%<>\"'&;=]{0,12}(&[a-z-]{1,8}=[^&]{0,12}){0,6}",
         "(tokens|model|gpu|params|layers|hidden|heads|kv-heads|seq|batch|tflops|fig|step)=[^&]{0,20}(&(tokens|params|gpu|model|seq)=[^&]{0,20}){0,4}",
+        "((gpus|stage|tp|pp|dp|zero|micro|schedule|chunks|link|preset|micro-batch|sp|recompute|params|model|seq)=[-0-9.eEkKmMbBtTa-z%]{0,10}&){1,8}",
     ]
 }
 
@@ -100,6 +112,39 @@ proptest! {
         }
         for notice in notices {
             prop_assert!(notice.message.chars().count() < 400);
+        }
+    }
+
+    #[test]
+    fn every_figure_reads_any_url_into_well_formed_readouts(text in query_text()) {
+        let query = Query::parse(&text);
+        let mut notices = Vec::new();
+        let d = data_parallel::data(&data_parallel::DpParams::from_query(&query, &mut notices));
+        for r in [&d.state_per_gpu, &d.sequences_per_gpu, &d.gradient_size, &d.sent_per_gpu, &d.compute_per_step, &d.allreduce_time] {
+            prop_assert!(well_formed(r), "dp {:?}", r);
+        }
+        let z = zero::data(&zero::ZeroParams::from_query(&query, &mut notices));
+        for r in [&z.state_per_gpu, &z.smaller_by, &z.sent_per_gpu, &z.fits] {
+            prop_assert!(well_formed(r), "zero {:?}", r);
+        }
+        let t = tensor_parallel::data(&tensor_parallel::TpParams::from_query(&query, &mut notices));
+        for r in [&t.weights_per_gpu_layer, &t.state_per_gpu, &t.sent_per_gpu_layer, &t.comm_time, &t.compute_time, &t.comm_over_compute] {
+            prop_assert!(well_formed(r), "tp {:?}", r);
+        }
+        let pp_params = pipeline_parallel::PpParams::from_query(&query, &mut notices);
+        let p = pipeline_parallel::data(&pp_params);
+        for r in [&p.bubble, &p.layers_per_gpu, &p.state_per_gpu, &p.busy_units, &p.total_units, &p.boundary_activations, &p.peak_in_flight] {
+            prop_assert!(well_formed(r), "pp {:?}", r);
+        }
+        let b = bubble::data(&pp_params);
+        prop_assert!(well_formed(&b.bubble) && well_formed(&b.micro_for_10pct));
+        let three = three_d::data(&three_d::ThreeDParams::from_query(&query, &mut notices));
+        for r in [&three.gpus, &three.nodes, &three.state_per_gpu, &three.bubble, &three.train_time] {
+            prop_assert!(well_formed(r), "3d {:?}", r);
+        }
+        let plan = planner::data(&planner::PlannerParams::from_query(&query, &mut notices));
+        for r in plan.segments.iter().map(|s| &s.readout).chain([&plan.state_per_gpu, &plan.capacity, &plan.fits, &plan.traffic]) {
+            prop_assert!(well_formed(r), "planner {:?}", r);
         }
     }
 

@@ -11,14 +11,13 @@ use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
 use crate::model::planner::{fixes, Fix, Plan, MAX_GPUS};
 use crate::model::presets::{model_preset, nearest_model, GPUS as GPU_PRESETS, MODELS};
 use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
-use crate::model::scenario::{Scenario, PARAMS};
+use crate::model::scenario::{Scenario, PARAMS, SEQ};
 use crate::model::units::{group_thousands, Bytes, Count};
 use crate::widgets::{Choice, NumberInput, Prediction, Readout, Toggle};
 
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const STAGE: NumberSpec = NumberSpec::whole("stage", 0.0, 3.0);
 pub const MICRO_BATCH: NumberSpec = NumberSpec::whole("micro-batch", 1.0, 1024.0);
-pub const SEQ: NumberSpec = NumberSpec::whole("seq", 1.0, 10_000_000.0);
 pub const DEGREES: [&str; 4] = ["1", "2", "4", "8"];
 pub const PIPELINE_DEGREES: [&str; 6] = ["1", "2", "4", "8", "16", "32"];
 /// The module's example: a 70-billion-parameter model.
@@ -356,18 +355,16 @@ pub fn PlannerFigure(
             }
         })
     });
-    let check_params = Callback::new(|value: f64| {
-        PARAMS
-            .validate(value)
-            .map(|_| ())
-            .map_err(|(_, reason)| format!("That {reason}."))
-    });
+    let check_params = Callback::new(|value: f64| PARAMS.check(value));
     let set_gpus = Callback::new(move |value: f64| params.update(|p| p.gpus = value as u32));
-    let check_gpus = Callback::new(|value: f64| {
-        GPUS.validate(value)
-            .map(|_| ())
-            .map_err(|(_, reason)| format!("That {reason}."))
+    let check_gpus = Callback::new(|value: f64| GPUS.check(value));
+    let check_seq = Callback::new(|value: f64| SEQ.check(value));
+    let set_seq = Callback::new(move |value: f64| {
+        params.update(|p| _ = p.scenario.set_arch_field("seq", value))
     });
+    let check_micro = Callback::new(|value: f64| MICRO_BATCH.check(value));
+    let set_micro =
+        Callback::new(move |value: f64| params.update(|p| p.micro_batch = value as u32));
     let gpu_options: Vec<(&'static str, String)> = GPU_PRESETS
         .iter()
         .map(|g| (g.id, g.name.to_string()))
@@ -431,6 +428,20 @@ pub fn PlannerFigure(
             <Toggle label="Pipeline stages" param="pp" options=options(&PIPELINE_DEGREES)
                 selected=Signal::derive(move || params.with(|p| p.pipeline.to_string()))
                 on_change=set(|p, id| p.pipeline = id.parse().unwrap_or(p.pipeline))/>
+            <NumberInput
+                label="Sequence length (tokens)"
+                param="seq"
+                text=Signal::derive(move || params.with(|p| p.scenario.arch().seq.to_string()))
+                check=check_seq
+                on_change=set_seq
+            />
+            <NumberInput
+                label="Micro-batch (sequences)"
+                param="micro-batch"
+                text=Signal::derive(move || params.with(|p| p.micro_batch.to_string()))
+                check=check_micro
+                on_change=set_micro
+            />
             <Toggle label="Sequence parallelism" param="sp" options=on_off
                 selected=Signal::derive(move || params.with(|p| if p.sequence_parallel { "1" } else { "0" }.to_string()))
                 on_change=set(|p, id| p.sequence_parallel = id == "1")/>

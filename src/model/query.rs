@@ -197,6 +197,13 @@ impl NumberSpec {
         Ok(value)
     }
 
+    /// Whether a value typed by the reader may be used as is, with the reason when not.
+    pub fn check(&self, value: f64) -> Result<(), String> {
+        self.validate(value)
+            .map(|_| ())
+            .map_err(|(_, reason)| format!("That {reason}."))
+    }
+
     /// Reads the parameter, or `None` when the query does not mention it.
     /// A bad value adds a notice and falls back to `default` (unparseable)
     /// or to the nearest allowed value (out of range).

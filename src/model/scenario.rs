@@ -23,6 +23,9 @@ pub const TFLOPS: NumberSpec = NumberSpec {
     suffixed: false,
 };
 
+/// Sequence length in tokens, overriding the model's.
+pub const SEQ: NumberSpec = NumberSpec::whole("seq", 1.0, 10_000_000.0);
+
 pub const DEFAULT_TOKENS: f64 = 2e12;
 pub const DEFAULT_BATCH: f64 = 1024.0;
 
@@ -43,7 +46,7 @@ const ARCH_FIELDS: [(NumberSpec, Field); 7] = [
     (NumberSpec::whole("vocab", 1.0, 10_000_000.0), |a| {
         &mut a.vocab
     }),
-    (NumberSpec::whole("seq", 1.0, 10_000_000.0), |a| &mut a.seq),
+    (SEQ, |a| &mut a.seq),
 ];
 
 /// Model, GPU and run size, as the reader chose them.
@@ -133,6 +136,23 @@ impl Scenario {
         }
     }
 
+    /// Overrides one architecture field (`layers`, `hidden`, ..., `seq`) if
+    /// the value is in its range (dropping the override when it equals the
+    /// model's own value); returns whether it was taken.
+    pub fn set_arch_field(&mut self, key: &str, value: f64) -> bool {
+        let Some((spec, field)) = ARCH_FIELDS.iter().find(|(spec, _)| spec.key == key) else {
+            return false;
+        };
+        let Ok(value) = spec.validate(value) else {
+            return false;
+        };
+        self.arch_overrides.retain(|(k, _)| *k != spec.key);
+        if value as u32 != *field(&mut self.model.arch.clone()) {
+            self.arch_overrides.push((spec.key, value as u32));
+        }
+        true
+    }
+
     /// The model's architecture with the URL's overrides applied.
     pub fn arch(&self) -> Architecture {
         let mut arch = self.model.arch;
@@ -198,6 +218,19 @@ mod tests {
         scenario.write(&mut pairs);
         let (again, _) = read(&super::super::query::to_search(&pairs));
         assert_eq!(again, scenario);
+    }
+
+    #[test]
+    fn architecture_fields_can_be_set() {
+        let mut scenario = Scenario::default();
+        assert!(scenario.set_arch_field("seq", 8192.0));
+        assert!(scenario.set_arch_field("seq", 2048.0));
+        assert_eq!(scenario.arch().seq, 2048);
+        assert_eq!(scenario.arch_overrides.len(), 1);
+        assert!(scenario.set_arch_field("seq", 4096.0));
+        assert!(scenario.arch_overrides.is_empty());
+        assert!(!scenario.set_arch_field("seq", 0.0));
+        assert!(!scenario.set_arch_field("colour", 1.0));
     }
 
     #[test]

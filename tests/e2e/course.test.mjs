@@ -27,6 +27,19 @@ test('planner: 1,120 GB at the defaults, ZeRO-3 gives 140 GB at 8 GPUs and 70 GB
   expectTexts(assert, found, { 'state-per-gpu': '1,120 GB', capacity: '80 GB', fits: 'No', weights: '140.0 GB', 'master-weights': '280.0 GB', 'optimizer-state': '560.0 GB' });
   assert.equal(found['state-per-gpu'].value, 1120e9);
   assert.ok(found.activations.value > 0 && found['traffic-per-step'].value > 0);
+  // Halving the sequence more than halves the activations (the attention term grows with s²).
+  await page.fill('input[data-param="seq"]', '2048');
+  await page.keyboard.press('Enter');
+  const shorter = await readouts(page);
+  assert.ok(shorter.activations.value < found.activations.value / 2, 'activations shrink with the sequence');
+  assert.match(page.url(), /seq=2048/);
+  await page.fill('input[data-param="seq"]', '4096');
+  await page.keyboard.press('Enter');
+  await page.fill('input[data-param="micro-batch"]', '2');
+  await page.keyboard.press('Enter');
+  assert.equal((await readouts(page)).activations.value, 2 * found.activations.value);
+  await page.fill('input[data-param="micro-batch"]', '1');
+  await page.keyboard.press('Enter');
   await press(page, 'input[data-param="stage"][value="0"]', 'ArrowRight', 3);
   expectTexts(assert, await readouts(page), { 'state-per-gpu': '140.0 GB' });
   await page.fill('input[data-param="gpus"]', '16');
