@@ -13,7 +13,7 @@ use super::ReadoutData;
 use crate::model::pipeline::{bubble, micro_batches_for_bubble_below, Schedule};
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::units::Fraction;
-use crate::widgets::{NumberQuestion, Palette, PlotCanvas, Readout};
+use crate::widgets::{InWords, NumberQuestion, Palette, PlotCanvas, ReadoutPanel};
 
 /// The chart's micro-batch axis runs to 256.
 pub const CHART_MAX_MICRO: u32 = 256;
@@ -215,14 +215,8 @@ pub fn BubbleFigure(
         <div class="figure__chart">
             <PlotCanvas draw=draw height=260 label=Signal::derive(move || data.with(|d| d.summary.clone()))/>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.bubble.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.micro_for_10pct.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.bubble.clone(), |d| d.micro_for_10pct.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
         <div class="figure__try">
             <h3 class="figure__try-title">"Try: work it out first"</h3>
             <NumberQuestion

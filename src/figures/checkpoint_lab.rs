@@ -14,7 +14,7 @@ use crate::model::checkpoint::{
 };
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::units::{format_ratio, group_thousands, Bytes, Fraction};
-use crate::widgets::{Palette, PlotCanvas, Readout, Slider};
+use crate::widgets::{InWords, Palette, PlotCanvas, Readout, Slider};
 
 pub const LAYERS: NumberSpec = NumberSpec::whole("layers", 2.0, 64.0);
 /// 0 keeps every activation.
@@ -486,10 +486,7 @@ pub fn CheckpointLab(
             {move || data.with(|d| d.gradients_agree.clone()).map(|r| view! { <Readout data=r/> })}
             {move || data.with(|d| d.time_ratio.clone()).map(|r| view! { <Readout data=r/> })}
         </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

@@ -11,7 +11,7 @@ use crate::model::memory::{BytesPerParam, TrainingState};
 use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::{group_thousands, Bytes};
-use crate::widgets::{Readout, Slider, Toggle};
+use crate::widgets::{InWords, ReadoutPanel, Slider, Toggle};
 
 /// Data-parallel GPUs N.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 64.0);
@@ -380,18 +380,8 @@ pub fn DpFigure(
                 </div>
             </div>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.state_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.sequences_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.gradient_size.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.sent_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.compute_per_step.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.allreduce_time.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.state_per_gpu.clone(), |d| d.sequences_per_gpu.clone(), |d| d.gradient_size.clone(), |d| d.sent_per_gpu.clone(), |d| d.compute_per_step.clone(), |d| d.allreduce_time.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

@@ -12,7 +12,7 @@ use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::schedule::{simulate, BlockKind};
 use crate::model::units::{group_thousands, Fraction};
-use crate::widgets::{Slider, Toggle};
+use crate::widgets::{InWords, ReadoutPanel, Slider, Toggle};
 
 pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 8.0);
 pub const MICRO: NumberSpec = NumberSpec::whole("micro", 1.0, 64.0);
@@ -412,7 +412,6 @@ pub fn PpFigure(
     params: RwSignal<PpParams>,
 ) -> impl IntoView {
     let data = Memo::new(move |_| params.with(data));
-    let readout = move |pick: fn(&PpData) -> ReadoutData| Signal::derive(move || data.with(pick));
     view! {
         <div class="figure__controls">
             <StageControls params=params/>
@@ -421,19 +420,8 @@ pub fn PpFigure(
         <div class="figure__diagram fig-pp">
             <Timeline data=data/>
         </div>
-        <div class="figure__readouts">
-            <crate::widgets::Readout data=readout(|d| d.bubble.clone())/>
-            <crate::widgets::Readout data=readout(|d| d.layers_per_gpu.clone())/>
-            <crate::widgets::Readout data=readout(|d| d.state_per_gpu.clone())/>
-            <crate::widgets::Readout data=readout(|d| d.busy_units.clone())/>
-            <crate::widgets::Readout data=readout(|d| d.total_units.clone())/>
-            <crate::widgets::Readout data=readout(|d| d.boundary_activations.clone())/>
-            <crate::widgets::Readout data=readout(|d| d.peak_in_flight.clone())/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.bubble.clone(), |d| d.layers_per_gpu.clone(), |d| d.state_per_gpu.clone(), |d| d.busy_units.clone(), |d| d.total_units.clone(), |d| d.boundary_activations.clone(), |d| d.peak_in_flight.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

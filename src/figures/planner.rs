@@ -13,7 +13,7 @@ use crate::model::presets::{model_preset, nearest_model, GPUS as GPU_PRESETS, MO
 use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, PARAMS, SEQ};
 use crate::model::units::{group_thousands, Bytes, Count};
-use crate::widgets::{Choice, NumberInput, Prediction, Readout, Toggle};
+use crate::widgets::{Choice, InWords, NumberInput, Prediction, Readout, ReadoutPanel, Toggle};
 
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const STAGE: NumberSpec = NumberSpec::whole("stage", 0.0, 3.0);
@@ -472,16 +472,8 @@ pub fn PlannerFigure(
                 {move || data.with(|d| d.verdict.clone())}
             </p>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.state_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.capacity.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.fits.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.traffic.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.state_per_gpu.clone(), |d| d.capacity.clone(), |d| d.fits.clone(), |d| d.traffic.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
         <div class="figure__try">
             <h3 class="figure__try-title">"Try: predict first"</h3>
             <p>"A 70B model, training state only, on GPUs of the chosen size. Commit to an answer, then reveal it."</p>

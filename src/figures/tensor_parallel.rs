@@ -13,7 +13,7 @@ use crate::model::tensor::{
     flop_per_gpu_per_layer, sent_per_gpu_per_layer, weights_per_gpu_per_layer,
 };
 use crate::model::units::{format_ratio, group_thousands};
-use crate::widgets::{Readout, Toggle};
+use crate::widgets::{InWords, ReadoutPanel, Toggle};
 
 /// The tensor-parallel degrees offered: powers of two up to one 8-GPU node.
 pub const DEGREES: [&str; 4] = ["1", "2", "4", "8"];
@@ -303,18 +303,8 @@ pub fn TpFigure(
                 <span class="fig-tp__bar-value">{move || data.with(|d| d.compute_time.text.clone())}</span>
             </div>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.weights_per_gpu_layer.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.state_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.sent_per_gpu_layer.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.comm_time.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.compute_time.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.comm_over_compute.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.weights_per_gpu_layer.clone(), |d| d.state_per_gpu.clone(), |d| d.sent_per_gpu_layer.clone(), |d| d.comm_time.clone(), |d| d.compute_time.clone(), |d| d.comm_over_compute.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

@@ -11,7 +11,7 @@ use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::three_d::{estimate, Layout};
 use crate::model::units::{group_thousands, Fraction};
-use crate::widgets::{Readout, Slider, Toggle};
+use crate::widgets::{InWords, ReadoutPanel, Slider, Toggle};
 
 pub const TENSOR_DEGREES: [&str; 4] = ["1", "2", "4", "8"];
 pub const PIPELINE_DEGREES: [&str; 5] = ["1", "2", "4", "8", "16"];
@@ -380,17 +380,8 @@ pub fn ThreeDFigure(
             <p class="fig-3d__equation">{move || data.with(|d| d.equation.clone())}</p>
             <p class="fig-3d__note">"Days assume the GPU's sustained rate and ignore communication."</p>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.gpus.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.nodes.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.state_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.bubble.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.train_time.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.gpus.clone(), |d| d.nodes.clone(), |d| d.state_per_gpu.clone(), |d| d.bubble.clone(), |d| d.train_time.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

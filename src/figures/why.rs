@@ -11,7 +11,7 @@ use crate::model::presets::{GPUS, MODELS};
 use crate::model::query::{Notice, Query};
 use crate::model::scenario::{Scenario, TOKENS};
 use crate::model::units::{format_ratio, group_thousands, Bytes, Count, Seconds};
-use crate::widgets::{Choice, Readout, Slider};
+use crate::widgets::{Choice, InWords, Readout, ReadoutPanel, Slider};
 
 /// The GPU counts the time bars compare.
 pub const GPU_COUNTS: [u32; 3] = [1, 64, 1024];
@@ -377,15 +377,8 @@ pub fn WhyFigure(
                 </div>
             </div>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.training_state.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.over_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.compute.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.training_state.clone(), |d| d.over_gpu.clone(), |d| d.compute.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

@@ -10,7 +10,7 @@ use crate::model::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
 use crate::model::query::{Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::{format_ratio, group_thousands, Bytes};
-use crate::widgets::{Readout, Slider, Toggle};
+use crate::widgets::{InWords, Readout, ReadoutPanel, Slider, Toggle};
 
 /// Data-parallel GPUs N; the slider shows 1 to 64, a URL may ask for up to 4,096.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 4096.0);
@@ -307,16 +307,8 @@ pub fn ZeroFigure(
             </ul>
             <p class="fig-zero__note">"Activations and communication buffers come on top and are not counted here."</p>
         </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.state_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.smaller_by.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.sent_per_gpu.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.fits.clone()))/>
-        </div>
-        <p class="figure__in-words" aria-live="polite">
-            <strong>"In words. "</strong>
-            {move || data.with(|d| d.summary.clone())}
-        </p>
+        <ReadoutPanel data=data picks=vec![|d| d.state_per_gpu.clone(), |d| d.smaller_by.clone(), |d| d.sent_per_gpu.clone(), |d| d.fits.clone()]/>
+        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
     }
 }
 

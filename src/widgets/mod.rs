@@ -15,6 +15,6 @@ pub use choice::Choice;
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
-pub use readout::Readout;
+pub use readout::{InWords, Readout, ReadoutPanel};
 pub use slider::Slider;
 pub use toggle::Toggle;

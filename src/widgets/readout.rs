@@ -22,3 +22,40 @@ pub fn Readout(
         </div>
     }
 }
+
+/// A figure's row of readouts, each picked from the figure's computed data,
+/// so each updates on its own when the data changes.
+#[component]
+pub fn ReadoutPanel<D>(
+    /// The figure's computed data.
+    data: Memo<D>,
+    /// Which readouts to show, in order.
+    picks: Vec<fn(&D) -> ReadoutData>,
+) -> impl IntoView
+where
+    D: PartialEq + Send + Sync + 'static,
+{
+    view! {
+        <div class="figure__readouts">
+            {picks
+                .into_iter()
+                .map(|pick| view! { <Readout data=Signal::derive(move || data.with(pick))/> })
+                .collect_view()}
+        </div>
+    }
+}
+
+/// The "In words" text alternative of a figure, announced as it changes.
+#[component]
+pub fn InWords(
+    /// The sentence describing the figure's current state.
+    #[prop(into)]
+    text: Signal<String>,
+) -> impl IntoView {
+    view! {
+        <p class="figure__in-words" aria-live="polite">
+            <strong>"In words. "</strong>
+            {move || text.get()}
+        </p>
+    }
+}
