@@ -296,6 +296,7 @@ pub fn ZeroFigure(
                     <div
                         class="fig-zero__capacity"
                         class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
+                    class:capacity--start=move || data.with(|d| d.capacity_percent < 15.0)
                         style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
                     >
                         <span class="fig-zero__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
