@@ -217,8 +217,8 @@ pub fn BubbleFigure(
         </div>
         <ReadoutPanel data=data picks=vec![|d| d.bubble.clone(), |d| d.micro_for_10pct.clone()]/>
         <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
-        <div class="figure__try">
-            <h3 class="figure__try-title">"Try: work it out first"</h3>
+        <section class="figure__try" aria-label="Try the bubble question">
+            <p class="figure__try-title">"Try: work it out first"</p>
             <NumberQuestion
                 id="bubble-10pct"
                 prompt="With 4 stages under GPipe, how many micro-batches bring the bubble below 10%?"
@@ -233,7 +233,7 @@ pub fn BubbleFigure(
                     )
                 })
             />
-        </div>
+        </section>
     }
 }
 

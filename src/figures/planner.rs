@@ -475,8 +475,8 @@ pub fn PlannerFigure(
         </div>
         <ReadoutPanel data=data picks=vec![|d| d.state_per_gpu.clone(), |d| d.capacity.clone(), |d| d.fits.clone(), |d| d.traffic.clone()]/>
         <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
-        <div class="figure__try">
-            <h3 class="figure__try-title">"Try: predict first"</h3>
+        <section class="figure__try" aria-label="Try the planner">
+            <p class="figure__try-title">"Try: predict first"</p>
             <p>"A 70B model, training state only, on GPUs of the chosen size. Commit to an answer, then reveal it."</p>
             <Prediction
                 id="planner-plain"
@@ -514,7 +514,7 @@ pub fn PlannerFigure(
                     a.fewest
                 )))
             />
-        </div>
+        </section>
     }
 }
 

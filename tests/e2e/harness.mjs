@@ -24,7 +24,8 @@ const TYPES = {
 /** Serves dist/ under PREFIX on 127.0.0.1; records every request path. */
 export async function serveDist() {
   const requests = [];
-  const server = createServer(async (request, response) => {
+  // Long enough for the hostile-URL tests' 100 KB query values.
+  const server = createServer({ maxHeaderSize: 256 * 1024 }, async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, 'http://x').pathname);
     requests.push(path);
     if (!path.startsWith(PREFIX)) {
