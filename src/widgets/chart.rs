@@ -99,6 +99,8 @@ pub fn PlotCanvas(
             return;
         };
         let element: web_sys::HtmlCanvasElement = element.unchecked_into();
+        // Through the CSS object model: a style attribute would break the page's CSP.
+        _ = web_sys::HtmlElement::style(&element).set_property("height", &format!("{height}px"));
         let ratio = window().device_pixel_ratio().max(1.0);
         let width = f64::from(element.client_width().max(1));
         element.set_width((width * ratio) as u32);
@@ -111,7 +113,6 @@ pub fn PlotCanvas(
         <canvas
             node_ref=canvas
             class="plot-canvas"
-            style:height=format!("{height}px")
             role="img"
             aria-label=move || label.get()
         ></canvas>
