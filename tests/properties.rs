@@ -104,7 +104,7 @@ proptest! {
         let figure = data(&WhyParams { scenario });
         for readout in [&figure.training_state, &figure.over_gpu, &figure.compute]
             .into_iter()
-            .chain(figure.segments.iter().map(|s| &s.readout))
+            .chain(figure.memory.segments.iter().map(|s| &s.readout))
             .chain(figure.time_bars.iter().map(|b| &b.readout))
         {
             prop_assert!(readout.value.is_finite(), "{:?}", readout);
@@ -143,7 +143,7 @@ proptest! {
             prop_assert!(well_formed(r), "3d {:?}", r);
         }
         let plan = planner::data(&planner::PlannerParams::from_query(&query, &mut notices));
-        for r in plan.segments.iter().map(|s| &s.readout).chain([&plan.state_per_gpu, &plan.capacity, &plan.fits, &plan.traffic]) {
+        for r in plan.memory.segments.iter().map(|s| &s.readout).chain([&plan.state_per_gpu, &plan.capacity, &plan.fits, &plan.traffic]) {
             prop_assert!(well_formed(r), "planner {:?}", r);
         }
     }

@@ -8,6 +8,7 @@ pub mod beyond;
 pub mod bubble;
 pub mod checkpoint_lab;
 pub mod data_parallel;
+pub mod memory_bar;
 pub mod pipeline_parallel;
 pub mod planner;
 pub mod tensor_parallel;

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::ReadoutData;
 use crate::model::activations::{ActivationSetup, Recompute};
 use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
@@ -13,7 +14,7 @@ use crate::model::presets::{model_preset, nearest_model, GPUS as GPU_PRESETS, MO
 use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, PARAMS, SEQ};
 use crate::model::units::{group_thousands, Bytes, Count};
-use crate::widgets::{Choice, InWords, NumberInput, Prediction, Readout, ReadoutPanel, Toggle};
+use crate::widgets::{Choice, InWords, NumberInput, Prediction, ReadoutPanel, Toggle};
 
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const STAGE: NumberSpec = NumberSpec::whole("stage", 0.0, 3.0);
@@ -139,21 +140,11 @@ impl PlannerParams {
     }
 }
 
-/// One part of the stacked bar.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Segment {
-    pub class: &'static str,
-    /// Width in percent of the bar's scale.
-    pub percent: f64,
-    pub readout: ReadoutData,
-}
-
 /// Everything the `planner` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannerData {
-    pub segments: Vec<Segment>,
-    pub capacity_percent: f64,
-    pub capacity_label: String,
+    /// One GPU's memory, part by part, against its capacity.
+    pub memory: MemoryBarData,
     pub layout: String,
     pub state_per_gpu: ReadoutData,
     pub capacity: ReadoutData,
@@ -186,35 +177,31 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let estimate = plan.estimate();
     let state = estimate.state;
     let total = estimate.total;
-    let scale = total.value().max(plan.capacity.value());
-    let percent = |bytes: Bytes| bytes.value() / scale * 100.0;
-    let part = |class, id, label: &str, bytes: Bytes| Segment {
-        class,
-        percent: percent(bytes),
-        readout: ReadoutData::new(id, label, bytes.value(), bytes.to_string()),
-    };
-    let segments = vec![
-        part("weights", "weights", "Weights", state.weights),
-        part("gradients", "gradients", "Gradients", state.gradients),
-        part(
-            "master",
-            "master-weights",
-            "Master weights",
-            state.master_weights,
-        ),
-        part(
-            "optimizer",
-            "optimizer-state",
-            "Optimizer state (Adam)",
-            state.moments,
-        ),
-        part(
-            "activations",
-            "activations",
-            "Activations, first stage",
-            estimate.activations,
-        ),
-    ];
+    let memory = MemoryBarData::new(
+        &[
+            ("weights", "weights", "Weights", state.weights),
+            ("gradients", "gradients", "Gradients", state.gradients),
+            (
+                "master",
+                "master-weights",
+                "Master weights",
+                state.master_weights,
+            ),
+            (
+                "optimizer",
+                "optimizer-state",
+                "Optimizer state (Adam)",
+                state.moments,
+            ),
+            (
+                "activations",
+                "activations",
+                "Activations, first stage",
+                estimate.activations,
+            ),
+        ],
+        plan.capacity,
+    );
     let found = fixes(&plan);
     let verdict = if estimate.fits {
         format!(
@@ -260,9 +247,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         traffic = estimate.traffic,
     );
     PlannerData {
-        segments,
-        capacity_percent: percent(plan.capacity),
-        capacity_label: format!("{} GPU", plan.capacity.capacity_text()),
+        memory,
         layout,
         state_per_gpu: ReadoutData::new(
             "state-per-gpu",
@@ -451,24 +436,7 @@ pub fn PlannerFigure(
         </div>
         <div class="figure__diagram fig-planner">
             <p class="fig-planner__caption">{move || data.with(|d| d.layout.clone())}</p>
-            <div class="fig-planner__bar" class:fig-planner__bar--over=move || data.with(|d| d.fits.value == 0.0)>
-                {move || data.with(|d| d.segments.iter().map(|s| view! {
-                    <div class=format!("fig-planner__segment fig-planner__segment--{}", s.class) style:width=format!("{:.3}%", s.percent) title=s.readout.label.clone()></div>
-                }).collect_view())}
-                <div
-                    class="fig-planner__capacity"
-                    class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
-                    class:capacity--start=move || data.with(|d| d.capacity_percent < 15.0)
-                    style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
-                >
-                    <span class="fig-planner__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
-                </div>
-            </div>
-            <ul class="fig-planner__legend">
-                {move || data.with(|d| d.segments.iter().map(|s| view! {
-                    <li class=format!("fig-planner__key fig-planner__key--{}", s.class)><Readout data=s.readout.clone()/></li>
-                }).collect_view())}
-            </ul>
+            <MemoryBar data=Signal::derive(move || data.with(|d| d.memory.clone()))/>
             <p class="fig-planner__verdict" class:fig-planner__verdict--over=move || data.with(|d| d.fits.value == 0.0)>
                 {move || data.with(|d| d.verdict.clone())}
             </p>
@@ -547,7 +515,11 @@ mod tests {
         assert_eq!(d.fits.value, 0.0);
         assert!(d.verdict.contains("no single change"));
         assert_eq!(
-            d.segments.iter().map(|s| s.readout.id).collect::<Vec<_>>(),
+            d.memory
+                .segments
+                .iter()
+                .map(|s| s.readout.id)
+                .collect::<Vec<_>>(),
             [
                 "weights",
                 "gradients",

@@ -4,13 +4,14 @@
 
 use leptos::prelude::*;
 
+use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::ReadoutData;
 use crate::model::compute::{training_flop, training_time};
 use crate::model::memory::{fits, BytesPerParam, TrainingState};
 use crate::model::presets::{GPUS, MODELS};
 use crate::model::query::{Notice, Query};
 use crate::model::scenario::{Scenario, TOKENS};
-use crate::model::units::{format_ratio, group_thousands, Bytes, Count, Seconds};
+use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
 use crate::widgets::{Choice, InWords, Readout, ReadoutPanel, Slider};
 
 /// The GPU counts the time bars compare.
@@ -37,16 +38,6 @@ impl WhyParams {
     }
 }
 
-/// One part of the stacked memory bar.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Segment {
-    /// CSS modifier naming the tensor group.
-    pub class: &'static str,
-    /// Width as a share of the bar's scale, in percent.
-    pub percent: f64,
-    pub readout: ReadoutData,
-}
-
 /// One row of the time chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimeBar {
@@ -70,10 +61,8 @@ pub struct Tick {
 /// Everything the `why` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhyData {
-    pub segments: Vec<Segment>,
-    /// Where the GPU's memory line sits on the bar, in percent.
-    pub capacity_percent: f64,
-    pub capacity_label: String,
+    /// The training state's parts against the GPU's memory.
+    pub memory: MemoryBarData,
     pub fits: bool,
     /// What the time chart assumes, for its caption.
     pub time_caption: String,
@@ -114,32 +103,29 @@ pub fn data(params: &WhyParams) -> WhyData {
     let gpu = scenario.gpu();
     let state = TrainingState::full(psi, BytesPerParam::MIXED_PRECISION_ADAM);
     let total = state.total();
-    let scale = total.value().max(gpu.memory.value());
-    let percent = |bytes: Bytes| bytes.value() / scale * 100.0;
-    let byte_readout = |id, label: &str, bytes: Bytes| {
-        ReadoutData::new(id, label, bytes.value(), bytes.to_string())
-    };
-    let segments = vec![
-        Segment {
-            class: "weights",
-            percent: percent(state.weights),
-            readout: byte_readout("weights", "fp16 weights, 2 B each", state.weights),
-        },
-        Segment {
-            class: "gradients",
-            percent: percent(state.gradients),
-            readout: byte_readout("gradients", "fp16 gradients, 2 B each", state.gradients),
-        },
-        Segment {
-            class: "optimizer",
-            percent: percent(state.optimizer()),
-            readout: byte_readout(
+    let memory = MemoryBarData::new(
+        &[
+            (
+                "weights",
+                "weights",
+                "fp16 weights, 2 B each",
+                state.weights,
+            ),
+            (
+                "gradients",
+                "gradients",
+                "fp16 gradients, 2 B each",
+                state.gradients,
+            ),
+            (
+                "optimizer",
                 "optimizer-state",
                 "fp32 master weights and Adam moments, 12 B each",
                 state.optimizer(),
             ),
-        },
-    ];
+        ],
+        gpu.memory,
+    );
     let over = total.value() / gpu.memory.value();
     let compute = training_flop(psi, scenario.tokens, false);
     let rate = gpu.sustained();
@@ -200,9 +186,7 @@ pub fn data(params: &WhyParams) -> WhyData {
         },
     );
     WhyData {
-        segments,
-        capacity_percent: percent(gpu.memory),
-        capacity_label: format!("{} GPU", gpu.memory.capacity_text()),
+        memory,
         fits,
         time_caption: format!("Time to train at {rate} per GPU, with perfect scaling"),
         training_state: ReadoutData::new(
@@ -289,48 +273,7 @@ pub fn WhyFigure(
                 "Training state at 16 bytes a parameter: 2 + 2 + 12 B = "
                 {move || data.with(|d| d.training_state.text.clone())}
             </p>
-            <div class="fig-why__memory" class:fig-why__memory--over=move || !data.with(|d| d.fits)>
-                {move || {
-                    data.with(|d| {
-                        d.segments
-                            .iter()
-                            .map(|segment| {
-                                view! {
-                                    <div
-                                        class=format!("fig-why__segment fig-why__segment--{}", segment.class)
-                                        style:width=format!("{:.3}%", segment.percent)
-                                        title=segment.readout.label.clone()
-                                    ></div>
-                                }
-                            })
-                            .collect_view()
-                    })
-                }}
-                <div
-                    class="fig-why__capacity"
-                    class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
-                    class:capacity--start=move || data.with(|d| d.capacity_percent < 15.0)
-                    style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
-                >
-                    <span class="fig-why__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
-                </div>
-            </div>
-            <ul class="fig-why__legend">
-                {move || {
-                    data.with(|d| {
-                        d.segments
-                            .iter()
-                            .map(|segment| {
-                                view! {
-                                    <li class=format!("fig-why__key fig-why__key--{}", segment.class)>
-                                        <Readout data=segment.readout.clone()/>
-                                    </li>
-                                }
-                            })
-                            .collect_view()
-                    })
-                }}
-            </ul>
+            <MemoryBar data=Signal::derive(move || data.with(|d| d.memory.clone()))/>
             <p class="fig-why__caption">
                 {move || data.with(|d| d.time_caption.clone())}
             </p>
@@ -423,8 +366,8 @@ mod tests {
             .collect();
         assert_eq!(times, ["17.1 years", "98 days", "6 days"]);
         assert!(!d.fits);
-        assert!(d.capacity_percent < 100.0);
-        let segment_sum: f64 = d.segments.iter().map(|s| s.percent).sum();
+        assert!(d.memory.capacity_percent < 100.0);
+        let segment_sum: f64 = d.memory.segments.iter().map(|s| s.percent).sum();
         assert!((segment_sum - 100.0).abs() < 1e-9);
     }
 
@@ -446,7 +389,7 @@ mod tests {
         let d = data(&params);
         assert!(d.fits);
         assert_eq!(d.over_gpu.text, "0.56×");
-        assert!((d.capacity_percent - 100.0).abs() < 1e-9);
+        assert!((d.memory.capacity_percent - 100.0).abs() < 1e-9);
         assert!(d.summary.contains("it fits"));
     }
 }

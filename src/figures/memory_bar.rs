@@ -1,0 +1,111 @@
+//! One GPU's memory as a stacked bar against its capacity, with a legend of
+//! readouts: shared by `why` (the training state) and `planner` (state and
+//! activations).
+
+use leptos::prelude::*;
+
+use super::ReadoutData;
+use crate::model::units::Bytes;
+use crate::widgets::Readout;
+
+/// One part of the bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// CSS modifier naming the part (`weights`, `gradients`, ...).
+    pub class: &'static str,
+    /// Width as a share of the bar's scale, in percent.
+    pub percent: f64,
+    pub readout: ReadoutData,
+}
+
+/// Everything the bar draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryBarData {
+    pub segments: Vec<Segment>,
+    /// Where the capacity line sits, in percent of the bar.
+    pub capacity_percent: f64,
+    pub capacity_label: String,
+    /// Whether the parts add up to more than the capacity.
+    pub over: bool,
+}
+
+impl MemoryBarData {
+    /// Lays out `parts` (CSS class, readout id, label, bytes) against
+    /// `capacity`; the bar's scale is the larger of the two totals.
+    pub fn new(parts: &[(&'static str, &'static str, &str, Bytes)], capacity: Bytes) -> Self {
+        let total: f64 = parts.iter().map(|part| part.3.value()).sum();
+        let scale = total.max(capacity.value()).max(f64::MIN_POSITIVE);
+        let segments = parts
+            .iter()
+            .map(|&(class, id, label, bytes)| Segment {
+                class,
+                percent: bytes.value() / scale * 100.0,
+                readout: ReadoutData::new(id, label, bytes.value(), bytes.to_string()),
+            })
+            .collect();
+        Self {
+            segments,
+            capacity_percent: capacity.value() / scale * 100.0,
+            capacity_label: format!("{} GPU", capacity.capacity_text()),
+            over: total > capacity.value(),
+        }
+    }
+}
+
+/// The stacked bar and its legend.
+#[component]
+pub fn MemoryBar(
+    /// The bar's parts and capacity, in percent of its width.
+    #[prop(into)]
+    data: Signal<MemoryBarData>,
+) -> impl IntoView {
+    view! {
+        <div class="membar" class:membar--over=move || data.with(|d| d.over)>
+            {move || data.with(|d| d.segments.iter().map(|segment| view! {
+                <div
+                    class=format!("membar__segment membar__segment--{}", segment.class)
+                    style:width=format!("{:.3}%", segment.percent)
+                    title=segment.readout.label.clone()
+                ></div>
+            }).collect_view())}
+            <div
+                class="membar__capacity"
+                class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
+                class:capacity--start=move || data.with(|d| d.capacity_percent < 15.0)
+                style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
+            >
+                <span class="membar__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
+            </div>
+        </div>
+        <ul class="membar__legend">
+            {move || data.with(|d| d.segments.iter().map(|segment| view! {
+                <li class=format!("membar__key membar__key--{}", segment.class)>
+                    <Readout data=segment.readout.clone()/>
+                </li>
+            }).collect_view())}
+        </ul>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_is_the_larger_of_total_and_capacity() {
+        let over = MemoryBarData::new(
+            &[("a", "a", "A", Bytes(60e9)), ("b", "b", "B", Bytes(100e9))],
+            Bytes(80e9),
+        );
+        assert!(over.over);
+        assert_eq!(over.capacity_percent, 50.0);
+        assert_eq!(over.segments.iter().map(|s| s.percent).sum::<f64>(), 100.0);
+        assert_eq!(over.capacity_label, "80 GB GPU");
+        let under = MemoryBarData::new(&[("a", "a", "A", Bytes(20e9))], Bytes(80e9));
+        assert!(!under.over);
+        assert_eq!(
+            (under.capacity_percent, under.segments[0].percent),
+            (100.0, 25.0)
+        );
+    }
+}
