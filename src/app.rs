@@ -10,7 +10,7 @@ use crate::exercises::Exercises;
 use crate::figures::beyond::Beyond;
 use crate::figures::{explanation, FigureId, FigureSet};
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
-use crate::widgets::Notices;
+use crate::widgets::{Notices, Share};
 
 /// What the page shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +93,50 @@ fn show_crash_message() {
     _ = body.prepend_with_node_1(&note);
 }
 
+/// The page's own address with another query: origin and path of this page.
+fn page_url(search: &str) -> String {
+    let location = window().location();
+    format!(
+        "{}{}{search}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default()
+    )
+}
+
+/// Tells the embedding page how tall the figure is, whenever that changes:
+/// `{ type: "parallax:resize", figure, height }` (CSS pixels), nothing else.
+/// Does nothing when the page is not in a frame.
+fn report_height(figure: &'static str) {
+    let Ok(Some(parent)) = window().parent() else {
+        return;
+    };
+    let Some(main) = document().query_selector("main.embed").ok().flatten() else {
+        return;
+    };
+    if js_sys::Object::is(&parent, &window()) {
+        return;
+    }
+    let measured = main.clone();
+    let send = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+        let message = js_sys::Object::new();
+        for (key, value) in [
+            ("type", JsValue::from_str("parallax:resize")),
+            ("figure", JsValue::from_str(figure)),
+            ("height", JsValue::from(measured.scroll_height())),
+        ] {
+            _ = js_sys::Reflect::set(&message, &JsValue::from_str(key), &value);
+        }
+        _ = parent.post_message(&message, "*");
+    });
+    if let Ok(observer) =
+        web_sys::ResizeObserver::new(wasm_bindgen::JsCast::unchecked_ref(send.as_ref()))
+    {
+        observer.observe(&main);
+    }
+    // The observer lives as long as the page.
+    send.forget();
+}
+
 fn current_search() -> String {
     window().location().search().unwrap_or_default()
 }
@@ -149,16 +193,20 @@ pub fn App() -> impl IntoView {
     });
 
     match route {
-        Route::Embed(id) => view! {
-            <main class="embed" data-figure=id.slug()>
-                <Notices notices=notices/>
-                <section class="figure" aria-labelledby="figure-title">
-                    <h1 class="figure__title" id="figure-title">{id.title()}</h1>
-                    {figures.view(id)}
-                </section>
-            </main>
+        Route::Embed(id) => {
+            request_animation_frame(move || report_height(id.slug()));
+            view! {
+                <main class="embed" data-figure=id.slug()>
+                    <Notices notices=notices/>
+                    <section class="figure" aria-labelledby="figure-title">
+                        <h1 class="figure__title" id="figure-title">{id.title()}</h1>
+                        {figures.view(id)}
+                        <FigureShare figures=figures id=id/>
+                    </section>
+                </main>
+            }
+            .into_any()
         }
-        .into_any(),
         Route::Explainer { step } => {
             if query.get("step").is_some() {
                 request_animation_frame(move || scroll_to(step.slug()));
@@ -185,6 +233,7 @@ fn Explainer(
                 <h2 class="figure__title" id=format!("{}-title", id.slug())>{id.title()}</h2>
                 <p class="figure__subtitle">{id.subtitle()}</p>
                 {figures.view(id)}
+                <FigureShare figures=figures id=id/>
                 <div class="step__text">{explanation(id)}</div>
                 {pager}
             </section>
@@ -250,6 +299,21 @@ fn Explainer(
             <Afterword/>
         </main>
     }
+}
+
+/// The share control of one figure: its state as an explainer link and as an embed.
+#[component]
+fn FigureShare(
+    /// Every figure's parameters.
+    figures: FigureSet,
+    /// The figure to share.
+    id: FigureId,
+) -> impl IntoView {
+    let link = Signal::derive(move || {
+        page_url(&Route::Explainer { step: id }.search(id, &figures.pairs(id)))
+    });
+    let embed = Signal::derive(move || page_url(&Route::Embed(id).search(id, &figures.pairs(id))));
+    view! { <Share link=link embed=embed title=id.title()/> }
 }
 
 fn scroll_to(id: &str) {

@@ -7,6 +7,7 @@ mod notices;
 mod number_input;
 mod question;
 mod readout;
+mod share;
 mod slider;
 mod toggle;
 
@@ -16,5 +17,6 @@ pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
 pub use readout::{InWords, Readout, ReadoutPanel};
+pub use share::Share;
 pub use slider::Slider;
 pub use toggle::Toggle;

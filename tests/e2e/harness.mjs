@@ -12,6 +12,9 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 /** The sub-path dist/ is served from, to prove asset URLs are relative. */
 export const PREFIX = '/courses/parallax/';
 
+/** A page outside dist/, for embedding tests. */
+export const HOST_PAGE = '/course-host/';
+
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript',
@@ -28,6 +31,12 @@ export async function serveDist() {
   const server = createServer({ maxHeaderSize: 256 * 1024 }, async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, 'http://x').pathname);
     requests.push(path);
+    if (path === HOST_PAGE) {
+      // A bare page that stands in for a course page embedding a figure.
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!DOCTYPE html><html><body></body></html>');
+      return;
+    }
     if (!path.startsWith(PREFIX)) {
       response.writeHead(404).end();
       return;
@@ -50,6 +59,8 @@ export async function serveDist() {
   return {
     base: origin + PREFIX,
     origin,
+    // The same server under another name: another origin, as a course site would be.
+    hostPage: `http://localhost:${server.address().port}${HOST_PAGE}`,
     requests,
     close: () => new Promise((resolve) => server.close(resolve)),
   };

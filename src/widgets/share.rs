@@ -1,0 +1,111 @@
+//! "Share": the link to a figure's current state and an `<iframe>` snippet
+//! for course pages, each with a copy button that works without the
+//! clipboard API (it selects the text instead and says so).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlTextAreaElement;
+
+/// Height the iframe snippet proposes, in CSS pixels; the embedded page also
+/// reports its real height (see the README).
+pub const IFRAME_HEIGHT: u32 = 720;
+
+/// The `<iframe>` snippet for an embed URL.
+pub fn iframe_snippet(url: &str, title: &str) -> String {
+    let escape = |text: &str| {
+        text.replace('&', "&amp;")
+            .replace('"', "&quot;")
+            .replace('<', "&lt;")
+    };
+    format!(
+        "<iframe src=\"{}\" title=\"{}\" loading=\"lazy\" width=\"100%\" height=\"{IFRAME_HEIGHT}\" style=\"border:0\"></iframe>",
+        escape(url),
+        escape(title)
+    )
+}
+
+/// Copies the text of `field`: through the clipboard API when the browser
+/// offers it, else by selecting the text for the reader to copy.
+fn copy(field: &HtmlTextAreaElement, status: RwSignal<&'static str>) {
+    field.select();
+    let clipboard = window().navigator().clipboard();
+    let promise = clipboard.write_text(&field.value());
+    leptos::task::spawn_local(async move {
+        let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        status.set(if copied {
+            "Copied."
+        } else {
+            "Selected: press Ctrl+C (⌘C) to copy."
+        });
+    });
+}
+
+#[component]
+fn CopyField(
+    /// Visible label of the field.
+    label: &'static str,
+    /// The text to copy.
+    #[prop(into)]
+    text: Signal<String>,
+    /// Rows of the text area.
+    rows: u32,
+) -> impl IntoView {
+    let field = NodeRef::<leptos::html::Textarea>::new();
+    let status = RwSignal::new("");
+    view! {
+        <label class="share__field">
+            <span class="share__label">{label}</span>
+            <textarea class="share__text" node_ref=field readonly rows=rows prop:value=move || text.get()></textarea>
+        </label>
+        <div class="share__actions">
+            <button
+                type="button"
+                class="button"
+                on:click=move |_| {
+                    if let Some(element) = field.get() {
+                        copy(element.unchecked_ref(), status);
+                    }
+                }
+            >
+                {format!("Copy {}", label.to_lowercase())}
+            </button>
+            <span class="share__status" role="status">{move || status.get()}</span>
+        </div>
+    }
+}
+
+#[component]
+pub fn Share(
+    /// Absolute URL of the figure's current state in the explainer.
+    #[prop(into)]
+    link: Signal<String>,
+    /// Absolute URL of the figure alone, for the iframe.
+    #[prop(into)]
+    embed: Signal<String>,
+    /// The figure's title, for the iframe's `title`.
+    title: &'static str,
+) -> impl IntoView {
+    let snippet =
+        Signal::derive(move || iframe_snippet(&embed.get(), &format!("Parallax: {title}")));
+    view! {
+        <details class="share">
+            <summary class="share__summary">"Share or embed"</summary>
+            <CopyField label="Link" text=link rows=2/>
+            <CopyField label="Embed code" text=snippet rows=3/>
+        </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_snippet_is_escaped_and_lazy() {
+        let snippet = iframe_snippet("https://x.test/?fig=why&tokens=1T", "Parallax: \"why\"");
+        assert_eq!(
+            snippet,
+            "<iframe src=\"https://x.test/?fig=why&amp;tokens=1T\" title=\"Parallax: &quot;why&quot;\" loading=\"lazy\" width=\"100%\" height=\"720\" style=\"border:0\"></iframe>"
+        );
+    }
+}

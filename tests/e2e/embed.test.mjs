@@ -1,0 +1,76 @@
+// Sharing and embedding: the share link reproduces a figure's state, the
+// iframe snippet embeds it, and an embedded figure reports its height.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, press, readouts, ready, serveDist } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the share link and the embed code reproduce the figure as the reader left it', async () => {
+  const { page, errors, close } = await open(browser, `${server.base}?fig=zero`);
+  await ready(page);
+  await press(page, 'input[data-param="stage"][value="1"]', 'ArrowRight');
+  await press(page, 'input[data-param="gpus"]', 'ArrowRight', 8);
+  const before = await readouts(page);
+  await page.locator('.share__summary').click();
+  const [link, snippet] = await page.locator('.share__text').evaluateAll((fields) => fields.map((f) => f.value));
+  assert.match(link, /\?step=zero&gpus=16&stage=2$/);
+  assert.match(snippet, /^<iframe src="[^"]+\?fig=zero&amp;gpus=16&amp;stage=2" title="Parallax: ZeRO: sharding the training state" loading="lazy"/);
+  // Copy works with or without the clipboard API; either way the reader is told.
+  await page.getByRole('button', { name: 'Copy link' }).click();
+  await page.waitForFunction(() => document.querySelector('.share__status').textContent.length > 0);
+  assert.match(await page.locator('.share__status').first().textContent(), /Copied|Selected/);
+  const shared = await open(browser, link);
+  await ready(shared.page);
+  assert.deepEqual(await readouts(shared.page, '#zero'), before);
+  const embedUrl = snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&');
+  const embedded = await open(browser, embedUrl);
+  await ready(embedded.page);
+  assert.deepEqual(await readouts(embedded.page), before);
+  assert.deepEqual([...errors, ...shared.errors, ...embedded.errors], []);
+  await Promise.all([close(), shared.close(), embedded.close()]);
+});
+
+for (const width of [360, 1000]) {
+  test(`an embedded figure reports its content height to the page around it, at ${width} px`, async () => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(server.hostPage);
+    const report = await page.evaluate(
+      ([src]) =>
+        new Promise((resolve) => {
+          document.body.innerHTML = '';
+          const frame = document.createElement('iframe');
+          frame.style.cssText = 'width: 100%; height: 300px; border: 0';
+          frame.src = src;
+          let last;
+          window.addEventListener('message', (event) => {
+            if (event.data?.type !== 'parallax:resize') return;
+            last = event.data;
+            frame.style.height = `${event.data.height}px`;
+          });
+          document.body.append(frame);
+          setTimeout(() => resolve({ last, keys: last && Object.keys(last).sort() }), 4000);
+        }),
+      [`${server.base}?fig=dp`],
+    );
+    assert.ok(report.last, 'a resize message arrived');
+    assert.deepEqual(report.keys, ['figure', 'height', 'type']);
+    assert.equal(report.last.figure, 'dp');
+    const frame = page.frames().find((f) => f.url().includes('fig=dp'));
+    const content = await frame.evaluate(() => document.querySelector('main.embed').scrollHeight);
+    assert.ok(Math.abs(report.last.height - content) <= 4, `reported ${report.last.height}, content ${content}`);
+    const scrolls = await frame.evaluate(() => document.documentElement.scrollHeight - window.innerHeight);
+    assert.ok(scrolls <= 4, `the resized frame shows everything (${scrolls} px hidden)`);
+    await context.close();
+  });
+}
