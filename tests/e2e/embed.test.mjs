@@ -40,6 +40,27 @@ test('the share link and the embed code reproduce the figure as the reader left 
   await Promise.all([close(), shared.close(), embedded.close()]);
 });
 
+test('without a clipboard API the copy button selects the text and says so', async () => {
+  const context = await browser.newContext();
+  await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }));
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(`${server.base}?fig=tp`);
+  await ready(page);
+  await page.locator('.share__summary').click();
+  await page.getByRole('button', { name: 'Copy embed code' }).click();
+  assert.match(await page.locator('.share__status').nth(1).textContent(), /^Selected: press Ctrl\+C/);
+  const selected = await page.evaluate(() => {
+    const field = document.activeElement;
+    return field.value.slice(field.selectionStart, field.selectionEnd);
+  });
+  assert.match(selected, /^<iframe src=".*fig=tp"/);
+  assert.equal(await page.locator('.crash').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const width of [360, 1000]) {
   test(`an embedded figure reports its content height to the page around it, at ${width} px`, async () => {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
