@@ -1,30 +1,21 @@
 // Accessibility and hostile input, end to end: axe-core over every page in
 // both themes, every control reachable with Tab, and URLs built to break things.
 import { readFile } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, readouts, ready, serveDist } from './harness.mjs';
+import { open, readouts, ready, useApp } from './harness.mjs';
 
 const FIGURES = ['why', 'dp', 'zero', 'tp', 'pp', '3d', 'planner', 'bubble', 'checkpoint'];
 const AXE = await readFile(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 for (const colorScheme of ['light', 'dark']) {
   test(`axe finds no serious or critical violation, ${colorScheme} theme`, async () => {
     const found = {};
     for (const query of ['', ...FIGURES.map((f) => `?fig=${f}`)]) {
       // The page's CSP forbids inline scripts, axe's included; the audit bypasses it.
-      const { page, close } = await open(browser, server.base + query, { colorScheme, bypassCSP: true });
+      const { page, close } = await open(app.browser, app.server.base + query, { colorScheme, bypassCSP: true });
       await ready(page);
       await page.addScriptTag({ content: AXE });
       const violations = await page.evaluate(async () =>
@@ -48,7 +39,7 @@ for (const colorScheme of ['light', 'dark']) {
 
 test('every control of every figure is reached with Tab and named', async () => {
   for (const figure of FIGURES) {
-    const { page, close } = await open(browser, `${server.base}?fig=${figure}`);
+    const { page, close } = await open(app.browser, `${app.server.base}?fig=${figure}`);
     await ready(page);
     const params = await page.$$eval('input[data-param], select[data-param], button[data-param]', (els) => [
       ...new Set(els.map((el) => el.dataset.param)),
@@ -126,7 +117,7 @@ test(`${HOSTILE.length + HOSTILE_PAGE.length} hostile URLs on every figure: a no
   ];
   for (const [figure, query, key] of cases) {
     {
-      const { page, errors, close } = await open(browser, `${server.base}?${query}`);
+      const { page, errors, close } = await open(app.browser, `${app.server.base}?${query}`);
       await ready(page);
       // The lab reads only its own keys (layers, every, width, batch); others are unknown to it and ignored.
       const known = figure !== 'checkpoint' || ['layers', 'every', 'width', 'batch'].includes(key);
@@ -146,12 +137,12 @@ test(`${HOSTILE.length + HOSTILE_PAGE.length} hostile URLs on every figure: a no
 });
 
 test('a strict Content-Security-Policy holds on every page, and every request stays on the origin', async () => {
-  const html = await (await fetch(server.base)).text();
+  const html = await (await fetch(app.server.base)).text();
   const policy = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';
   assert.match(policy, /script-src 'self' 'wasm-unsafe-eval';/);
   assert.doesNotMatch(policy, /'unsafe-eval'|https?:|\*/);
   assert.equal((html.match(/<script(?![^>]*\bsrc=)[^>]*>/g) ?? []).length, 0, 'no inline script');
-  const context = await browser.newContext();
+  const context = await app.browser.newContext();
   await context.addInitScript(() => {
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.sourceFile}:${e.lineNumber}`));
@@ -160,7 +151,7 @@ test('a strict Content-Security-Policy holds on every page, and every request st
   context.on('request', (request) => requests.push(request.url()));
   const page = await context.newPage();
   for (const query of ['', ...FIGURES.map((f) => `?fig=${f}`)]) {
-    await page.goto(server.base + query);
+    await page.goto(app.server.base + query);
     await ready(page);
     // Move the first control, so that work done on input is covered too.
     const first = page.locator('input[type=range]').first();
@@ -170,7 +161,7 @@ test('a strict Content-Security-Policy holds on every page, and every request st
     }
     assert.deepEqual(await page.evaluate(() => window.__violations), [], query || '(full page)');
   }
-  const foreign = requests.filter((url) => !url.startsWith(server.origin));
+  const foreign = requests.filter((url) => !url.startsWith(app.server.origin));
   console.log(`requests recorded: ${requests.length}, to other origins: ${foreign.length}`);
   assert.deepEqual(foreign, []);
   await context.close();

@@ -1,22 +1,13 @@
 // The course module end to end: planner, bubble figure, checkpointing lab,
 // predictions, exercises and the sections beyond 3D.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectTexts, launch, open, press, readouts, ready, serveDist } from './harness.mjs';
+import { expectTexts, open, press, readouts, ready, useApp } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 async function embed(query, options) {
-  const opened = await open(browser, `${server.base}?${query}`, options);
+  const opened = await open(app.browser, `${app.server.base}?${query}`, options);
   await ready(opened.page);
   return opened;
 }
@@ -105,7 +96,7 @@ test('bubble: 0.2727 and 28 micro-batches at the defaults, a drawn chart, the tr
 });
 
 test('exercises: wrong then right, remembered across reloads, and working without storage', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}#exercises`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}#exercises`);
   await ready(page);
   const card = page.locator('[data-question="zero3-70b-64"]');
   await card.locator('input').fill('20');
@@ -123,14 +114,14 @@ test('exercises: wrong then right, remembered across reloads, and working withou
   assert.deepEqual(errors, []);
   await close();
 
-  const denied = await browser.newContext();
+  const denied = await app.browser.newContext();
   await denied.addInitScript(() => {
     Object.defineProperty(window, 'localStorage', { get() { throw new Error('storage denied'); } });
   });
   const locked = await denied.newPage();
   const lockedErrors = [];
   locked.on('pageerror', (error) => lockedErrors.push(String(error)));
-  await locked.goto(`${server.base}#exercises`);
+  await locked.goto(`${app.server.base}#exercises`);
   await ready(locked);
   const bubble = locked.locator('[data-question="bubble-4-8"]');
   await bubble.locator('input').fill('0.2727');
@@ -141,7 +132,7 @@ test('exercises: wrong then right, remembered across reloads, and working withou
 });
 
 test('checkpoint lab: a real run completes, measures what it predicts, gradients agree, page stays responsive', async () => {
-  const context = await browser.newContext();
+  const context = await app.browser.newContext();
   await context.addInitScript(() => {
     window.__longTasks = [];
     new PerformanceObserver((list) => {
@@ -151,7 +142,7 @@ test('checkpoint lab: a real run completes, measures what it predicts, gradients
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${server.base}?fig=checkpoint&every=6`);
+  await page.goto(`${app.server.base}?fig=checkpoint&every=6`);
   await ready(page);
   const started = await page.evaluate(() => performance.now());
   await page.waitForSelector('[data-readout="gradients-agree"]');
@@ -174,7 +165,7 @@ test('checkpoint lab: a real run completes, measures what it predicts, gradients
 });
 
 test('the page has a second part with the course figures, exercises and the sections beyond 3D', async () => {
-  const { page, errors, close } = await open(browser, server.base);
+  const { page, errors, close } = await open(app.browser, app.server.base);
   await ready(page);
   for (const id of ['course', 'planner', 'bubble', 'checkpoint', 'exercises', 'beyond']) {
     assert.equal(await page.locator(`[id="${id}"]`).count(), 1, id);

@@ -1,22 +1,13 @@
 // Sharing and embedding: the share link reproduces a figure's state, the
 // iframe snippet embeds it, and an embedded figure reports its height.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, press, readouts, ready, serveDist } from './harness.mjs';
+import { open, press, readouts, ready, useApp } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 test('the share link and the embed code reproduce the figure as the reader left it', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?fig=zero`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=zero`);
   await ready(page);
   await press(page, 'input[data-param="stage"][value="1"]', 'ArrowRight');
   await press(page, 'input[data-param="gpus"]', 'ArrowRight', 8);
@@ -29,11 +20,11 @@ test('the share link and the embed code reproduce the figure as the reader left 
   await page.getByRole('button', { name: 'Copy link' }).click();
   await page.waitForFunction(() => document.querySelector('.share__status').textContent.length > 0);
   assert.match(await page.locator('.share__status').first().textContent(), /Copied|Selected/);
-  const shared = await open(browser, link);
+  const shared = await open(app.browser, link);
   await ready(shared.page);
   assert.deepEqual(await readouts(shared.page, '#zero'), before);
   const embedUrl = snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&');
-  const embedded = await open(browser, embedUrl);
+  const embedded = await open(app.browser, embedUrl);
   await ready(embedded.page);
   assert.deepEqual(await readouts(embedded.page), before);
   assert.deepEqual([...errors, ...shared.errors, ...embedded.errors], []);
@@ -41,12 +32,12 @@ test('the share link and the embed code reproduce the figure as the reader left 
 });
 
 test('without a clipboard API the copy button selects the text and says so', async () => {
-  const context = await browser.newContext();
+  const context = await app.browser.newContext();
   await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }));
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${server.base}?fig=tp`);
+  await page.goto(`${app.server.base}?fig=tp`);
   await ready(page);
   await page.locator('.share__summary').click();
   await page.getByRole('button', { name: 'Copy embed code' }).click();
@@ -63,9 +54,9 @@ test('without a clipboard API the copy button selects the text and says so', asy
 
 for (const width of [360, 1000]) {
   test(`an embedded figure reports its content height to the page around it, at ${width} px`, async () => {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const context = await app.browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    await page.goto(server.hostPage);
+    await page.goto(app.server.hostPage);
     const report = await page.evaluate(
       ([src]) =>
         new Promise((resolve) => {
@@ -82,7 +73,7 @@ for (const width of [360, 1000]) {
           document.body.append(frame);
           setTimeout(() => resolve({ last, keys: last && Object.keys(last).sort() }), 4000);
         }),
-      [`${server.base}?fig=dp`],
+      [`${app.server.base}?fig=dp`],
     );
     assert.ok(report.last, 'a resize message arrived');
     assert.deepEqual(report.keys, ['figure', 'height', 'type']);

@@ -1,8 +1,8 @@
 // The six steps of the explainer end to end: seed readouts at the defaults,
 // every control by keyboard and by mouse, the URL, reloads and navigation.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dragSlider, expectTexts, launch, open, press, readouts, ready, serveDist } from './harness.mjs';
+import { dragSlider, expectTexts, open, press, readouts, ready, useApp } from './harness.mjs';
 
 /** The seed's readouts at its defaults (000_3a03997580fba279.txt). */
 const SEED = {
@@ -14,25 +14,16 @@ const SEED = {
   '3d': { gpus: '256', nodes: '32', 'state-per-gpu': '1.16 GB', bubble: '2.3%', 'train-time': '25 days' },
 };
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 async function embed(query) {
-  const opened = await open(browser, `${server.base}?${query}`);
+  const opened = await open(app.browser, `${app.server.base}?${query}`);
   await ready(opened.page);
   return opened;
 }
 
 test('the full page shows six steps with every seed readout, then the afterword', async () => {
-  const { page, errors, close } = await open(browser, server.base);
+  const { page, errors, close } = await open(app.browser, app.server.base);
   await ready(page);
   const numbers = (await page.locator('.step__number').allTextContents()).filter((text) => text.startsWith('Step'));
   assert.deepEqual(numbers, [1, 2, 3, 4, 5, 6].map((k) => `Step ${k} of 6`));
@@ -80,7 +71,7 @@ test('dp: the GPUs slider by keyboard and mouse, the link toggle by keyboard', a
 });
 
 test('dp: the ring steps through reduce-scatter and all-gather', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?fig=dp&gpus=4`, { reducedMotion: 'reduce' });
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=dp&gpus=4`, { reducedMotion: 'reduce' });
   await ready(page);
   const caption = () => page.locator('.fig-dp__ring-text p').first().textContent();
   assert.match(await caption(), /Reduce-scatter, step 1 of 3/);
@@ -174,7 +165,7 @@ test('a URL with parameters reproduces the same readouts on reload, for every fi
 });
 
 test('steps: ?step= opens at a figure, the pager moves between steps, changes name the step in the URL', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?step=zero`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?step=zero`);
   await ready(page);
   await page.waitForFunction(() => Math.abs(document.getElementById('zero').getBoundingClientRect().top) < 40);
   await page.locator('#zero .step__link--next').focus();

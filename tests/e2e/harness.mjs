@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -64,6 +65,23 @@ export async function serveDist() {
     requests,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
+}
+
+/**
+ * Serves dist/ and starts Chromium before a test file's tests, and stops
+ * both after them. Returns `{ server, browser }`, filled in by `before`.
+ */
+export function useApp() {
+  const app = {};
+  before(async () => {
+    app.server = await serveDist();
+    app.browser = await launch();
+  });
+  after(async () => {
+    await app.browser?.close();
+    await app.server?.close();
+  });
+  return app;
 }
 
 export async function launch() {

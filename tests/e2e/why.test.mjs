@@ -1,8 +1,8 @@
 // The `why` figure end to end: seed readouts, keyboard and mouse, the URL,
 // bad parameters and the panic message, on the release build.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, readouts, ready, serveDist } from './harness.mjs';
+import { open, readouts, ready, useApp } from './harness.mjs';
 
 /** The seed's readouts at its defaults (000_3a03997580fba279.txt, step 1). */
 const SEED = {
@@ -20,16 +20,7 @@ const SEED = {
 const PSI = 6.74e9;
 const SUSTAINED = 150e12;
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 function assertSeed(found) {
   for (const [id, text] of Object.entries(SEED)) {
@@ -51,7 +42,7 @@ function assertConsistent(found, tokens) {
 }
 
 test('the full page shows the why figure with the seed readouts, from a sub-path', async () => {
-  const { page, errors, close } = await open(browser, server.base);
+  const { page, errors, close } = await open(app.browser, app.server.base);
   await ready(page);
   assertSeed(await readouts(page, '#why'));
   assert.equal(await page.locator('.page-header__title').count(), 1);
@@ -61,7 +52,7 @@ test('the full page shows the why figure with the seed readouts, from a sub-path
 });
 
 test('?fig=why embeds the figure alone', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
   assertSeed(await readouts(page));
   assert.equal(await page.locator('.page-header').count(), 0);
@@ -71,7 +62,7 @@ test('?fig=why embeds the figure alone', async () => {
 });
 
 test('the tokens slider moves by keyboard and writes the URL', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
   const slider = page.locator('input[data-param="tokens"]');
   await slider.focus();
@@ -96,7 +87,7 @@ test('the tokens slider moves by keyboard and writes the URL', async () => {
 });
 
 test('the tokens slider follows a mouse drag', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
   const box = await page.locator('input[data-param="tokens"]').boundingBox();
   const y = box.y + box.height / 2;
@@ -118,8 +109,8 @@ test('the tokens slider follows a mouse drag', async () => {
 });
 
 test('a shared URL reproduces its readouts on reload', async () => {
-  const url = `${server.base}?fig=why&model=llama2-13b&gpu=h100-sxm&tokens=1T`;
-  const first = await open(browser, url);
+  const url = `${app.server.base}?fig=why&model=llama2-13b&gpu=h100-sxm&tokens=1T`;
+  const first = await open(app.browser, url);
   await ready(first.page);
   const before = await readouts(first.page);
   assert.equal(before['training-state'].text, '208.0 GB');
@@ -133,7 +124,7 @@ test('a shared URL reproduces its readouts on reload', async () => {
 });
 
 test('choosing a model preset updates the readouts and the URL', async () => {
-  const { page, errors, close } = await open(browser, `${server.base}?fig=why`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
   await page.selectOption('select[data-param="model"]', 'llama3-8b');
   const found = await readouts(page);
@@ -150,7 +141,7 @@ for (const [query, expected] of [
   ['tokens=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', '8.1e22 FLOP'],
 ]) {
   test(`a bad value (${query}) shows a notice and falls back`, async () => {
-    const { page, errors, close } = await open(browser, `${server.base}?fig=why&${query}`);
+    const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why&${query}`);
     await ready(page);
     const notice = page.locator('[data-notice="tokens"]');
     assert.equal(await notice.count(), 1);
@@ -165,7 +156,7 @@ for (const [query, expected] of [
 }
 
 test('a panic shows a message with a reload link, not a dead page', async () => {
-  const { page, close } = await open(browser, `${server.base}?panic-test=1`);
+  const { page, close } = await open(app.browser, `${app.server.base}?panic-test=1`);
   const alert = page.locator('.crash[role="alert"]');
   await alert.waitFor();
   assert.match(await alert.textContent(), /went wrong/);
@@ -174,8 +165,8 @@ test('a panic shows a message with a reload link, not a dead page', async () => 
 });
 
 test('dark mode follows the system preference', async () => {
-  const light = await open(browser, `${server.base}?fig=why`, { colorScheme: 'light' });
-  const dark = await open(browser, `${server.base}?fig=why`, { colorScheme: 'dark' });
+  const light = await open(app.browser, `${app.server.base}?fig=why`, { colorScheme: 'light' });
+  const dark = await open(app.browser, `${app.server.base}?fig=why`, { colorScheme: 'dark' });
   await ready(light.page);
   await ready(dark.page);
   const background = (page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -187,11 +178,11 @@ test('dark mode follows the system preference', async () => {
 
 test('the page asks nothing of any other host', async () => {
   const seen = [];
-  const { page, close } = await open(browser, 'about:blank');
+  const { page, close } = await open(app.browser, 'about:blank');
   page.on('request', (request) => seen.push(request.url()));
-  await page.goto(`${server.base}?fig=why`);
+  await page.goto(`${app.server.base}?fig=why`);
   await ready(page);
   assert.ok(seen.length >= 3);
-  for (const url of seen) assert.ok(url.startsWith(server.origin), url);
+  for (const url of seen) assert.ok(url.startsWith(app.server.origin), url);
   await close();
 });
