@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::pipeline_parallel::{
-    data as timeline_data, PpParams, ScheduleControls, StageControls, Timeline,
+    data as timeline_data, PpData, PpParams, ScheduleControls, StageControls, Timeline,
 };
 use super::ReadoutData;
 use crate::model::pipeline::{bubble, micro_batches_for_bubble_below, Schedule};
@@ -58,9 +58,11 @@ pub struct BubbleChart {
     pub current: (f64, f64),
 }
 
-/// Everything the `bubble` view draws besides the timeline.
+/// Everything the `bubble` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BubbleData {
+    /// The schedule's timeline, as the `pp` figure draws it.
+    pub timeline: PpData,
     pub chart: BubbleChart,
     pub bubble: ReadoutData,
     pub micro_for_10pct: ReadoutData,
@@ -94,6 +96,7 @@ pub fn data(params: &PpParams) -> BubbleData {
         needed = needed_text,
     );
     BubbleData {
+        timeline,
         chart: BubbleChart {
             stages: p,
             curves,
@@ -127,28 +130,22 @@ pub fn draw_chart<DB: DrawingBackend>(
     palette: &Palette,
     scale: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let px = |value: f64| (value * scale).round() as i32;
-    let font =
-        |size: f64, colour: RGBColor| ("sans-serif", size * scale).into_font().color(&colour);
+    let px = |css: f64| Palette::px(scale, css);
     let mut ctx = ChartBuilder::on(area)
         .margin(px(8.0))
         .x_label_area_size(px(34.0))
         .y_label_area_size(px(44.0))
         .caption(
             format!("Bubble against micro-batches at {} stages", chart.stages),
-            font(13.0, palette.text),
+            palette.font(13.0, palette.text, scale),
         )
         .build_cartesian_2d((1f64..f64::from(CHART_MAX_MICRO)).log_scale(), 0f64..1f64)?;
-    ctx.configure_mesh()
-        .x_desc("micro-batches m (log scale)")
+    let mut mesh = ctx.configure_mesh();
+    palette.theme_mesh(&mut mesh, scale);
+    mesh.x_desc("micro-batches m (log scale)")
         .y_desc("bubble")
         .x_label_formatter(&|m| format!("{m:.0}"))
         .y_label_formatter(&|b| format!("{:.0}%", b * 100.0))
-        .label_style(font(11.0, palette.muted))
-        .axis_desc_style(font(11.0, palette.muted))
-        .light_line_style(palette.grid.mix(0.3))
-        .bold_line_style(palette.grid.mix(0.8))
-        .axis_style(palette.muted)
         .draw()?;
     for (index, curve) in chart.curves.iter().enumerate() {
         let colour = palette.series[index % palette.series.len()];
@@ -175,12 +172,7 @@ pub fn draw_chart<DB: DrawingBackend>(
         px(9.0),
         palette.text.stroke_width(px(1.5) as u32),
     )))?;
-    ctx.configure_series_labels()
-        .label_font(font(11.0, palette.text))
-        .background_style(WHITE.mix(0.0))
-        .border_style(palette.grid)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
+    palette.draw_legend(&mut ctx, scale)?;
     Ok(())
 }
 
@@ -190,8 +182,9 @@ pub fn BubbleFigure(
     /// The figure's parameters, shared with the URL.
     params: RwSignal<PpParams>,
 ) -> impl IntoView {
-    let timeline = Memo::new(move |_| params.with(timeline_data));
     let data = Memo::new(move |_| params.with(data));
+    // One copy a change, shared by the timeline's parts (the schedule is simulated once, in `data`).
+    let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
     let draw = Callback::new(
         move |(backend, palette, scale): (plotters_canvas::CanvasBackend, Palette, f64)| {
             let area = backend.into_drawing_area();

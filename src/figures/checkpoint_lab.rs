@@ -244,9 +244,7 @@ pub fn draw_chart<DB: DrawingBackend>(
     palette: &Palette,
     scale: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let px = |value: f64| (value * scale).round() as i32;
-    let font =
-        |size: f64, colour: RGBColor| ("sans-serif", size * scale).into_font().color(&colour);
+    let px = |css: f64| Palette::px(scale, css);
     type Points = Vec<(f64, f64)>;
     let (title, line, dots): (&str, Points, Points) = match which {
         LabChart::Memory => (
@@ -288,15 +286,11 @@ pub fn draw_chart<DB: DrawingBackend>(
         .margin(px(8.0))
         .x_label_area_size(px(30.0))
         .y_label_area_size(px(46.0))
-        .caption(title, font(13.0, palette.text))
+        .caption(title, palette.font(13.0, palette.text, scale))
         .build_cartesian_2d(1f64..(layers.max(2) as f64), 0f64..top)?;
-    ctx.configure_mesh()
-        .x_desc("checkpoint every k layers")
-        .label_style(font(11.0, palette.muted))
-        .axis_desc_style(font(11.0, palette.muted))
-        .light_line_style(palette.grid.mix(0.3))
-        .bold_line_style(palette.grid.mix(0.8))
-        .axis_style(palette.muted)
+    let mut mesh = ctx.configure_mesh();
+    palette.theme_mesh(&mut mesh, scale);
+    mesh.x_desc("checkpoint every k layers")
         .x_label_formatter(&|k| format!("{k:.0}"))
         .draw()?;
     ctx.draw_series(LineSeries::new(
@@ -314,12 +308,7 @@ pub fn draw_chart<DB: DrawingBackend>(
     )?
     .label("measured")
     .legend(move |(x, y)| Circle::new((x + 8, y), 4, dot.filled()));
-    ctx.configure_series_labels()
-        .label_font(font(11.0, palette.text))
-        .background_style(WHITE.mix(0.0))
-        .border_style(palette.grid)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
+    palette.draw_legend(&mut ctx, scale)?;
     Ok(())
 }
 

@@ -3,6 +3,8 @@
 //! figure's data or the window's size changes.
 
 use leptos::prelude::*;
+use plotters::chart::{ChartContext, MeshStyle};
+use plotters::coord::{ranged1d::Ranged, CoordTranslate};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -31,6 +33,50 @@ impl Default for Palette {
                 RGBColor(0x5a, 0x4f, 0xc4),
             ],
         }
+    }
+}
+
+impl Palette {
+    /// A length of `css` pixels at the device pixel ratio `scale`.
+    pub fn px(scale: f64, css: f64) -> i32 {
+        (css * scale).round() as i32
+    }
+
+    /// The charts' font at `size` CSS pixels.
+    pub fn font(&self, size: f64, colour: RGBColor, scale: f64) -> TextStyle<'static> {
+        ("sans-serif", size * scale).into_font().color(&colour)
+    }
+
+    /// Gives a chart's grid, axes and labels the palette's colours.
+    pub fn theme_mesh<X, Y, DB>(&self, mesh: &mut MeshStyle<'_, '_, X, Y, DB>, scale: f64)
+    where
+        X: Ranged,
+        Y: Ranged,
+        DB: DrawingBackend,
+    {
+        mesh.label_style(self.font(11.0, self.muted, scale))
+            .axis_desc_style(self.font(11.0, self.muted, scale))
+            .light_line_style(self.grid.mix(0.3))
+            .bold_line_style(self.grid.mix(0.8))
+            .axis_style(self.muted);
+    }
+
+    /// Draws a chart's legend in the upper right corner.
+    pub fn draw_legend<'a, DB, CT>(
+        &self,
+        ctx: &mut ChartContext<'a, DB, CT>,
+        scale: f64,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+    where
+        DB: DrawingBackend + 'a,
+        CT: CoordTranslate,
+    {
+        ctx.configure_series_labels()
+            .label_font(self.font(11.0, self.text, scale))
+            .background_style(WHITE.mix(0.0))
+            .border_style(self.grid)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
     }
 }
 
