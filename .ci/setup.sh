@@ -4,18 +4,24 @@
 #
 #   app:  wasm32 target, trunk, wasm-bindgen CLI, wasm-opt (npm binaryen)
 #   test: the above, plus rustfmt/clippy, Chromium and ChromeDriver (apt),
-#         playwright-core (npm)
+#         playwright-core (npm), cargo-fuzz
+#
+# A script sourced from one that already ran the same set-up skips it.
 
 set -euo pipefail
+if [ "${PARALLAX_SETUP_DONE:-}" = "${1:-app}" ]; then
+  return 0
+fi
 
 PARALLAX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
+CARGO_FUZZ_VERSION="0.13.2"
 E2E_DIR="$PARALLAX_ROOT/tests/e2e"
 export PATH="$HOME/.cargo/bin:$E2E_DIR/node_modules/.bin:$PATH"
 
 setup_step=0
 setup_total=5
-[ "${1:-app}" = "test" ] && setup_total=6
+[ "${1:-app}" = "test" ] && setup_total=7
 
 step() {
   setup_step=$((setup_step + 1))
@@ -92,4 +98,11 @@ if [ "${1:-app}" = "test" ]; then
     apt_install chromium chromium-driver
   fi
   echo "  $(chromium --version 2>/dev/null | head -n 1)"
+
+  step "cargo-fuzz $CARGO_FUZZ_VERSION"
+  if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    echo "  cargo install cargo-fuzz (about 4 minutes)"
+    cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
+  fi
 fi
+export PARALLAX_SETUP_DONE="${1:-app}"

@@ -97,7 +97,8 @@ pub fn to_search(pairs: &[(String, String)]) -> String {
     format!("?{}", body.join("&"))
 }
 
-/// A number as compact URL text: `2T`, `50B`, `6.74B`, `8`, `0.5`.
+/// A number as compact URL text that reads back exactly: `2T`, `50B`,
+/// `6.74B`, `8`, `0.5`; very small or very long numbers as `1e-320`.
 pub fn url_number(value: f64) -> String {
     for (scale, suffix) in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")] {
         if value.abs() >= scale {
@@ -108,8 +109,18 @@ pub fn url_number(value: f64) -> String {
             }
         }
     }
-    format!("{value}")
+    let plain = format!("{value}");
+    if plain.len() <= PLAIN_LIMIT {
+        plain
+    } else {
+        // Rust writes the shortest exponent form that reads back exactly.
+        format!("{value:e}")
+    }
 }
+
+/// The longest plain decimal `url_number` writes (a fuzz-found case:
+/// `1e-320` written plainly is 323 characters, more than a number may have).
+const PLAIN_LIMIT: usize = 16;
 
 /// What was wrong with one URL parameter and what was used instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -314,6 +325,11 @@ mod tests {
         assert_eq!(url_number(6.74e9), "6.74B");
         assert_eq!(url_number(8.0), "8");
         assert_eq!(url_number(6_738_415_616.0), "6738415616");
+        assert_eq!(url_number(1e-320), "1e-320");
+        assert_eq!(url_number(0.000_123_456_789_123), "1.23456789123e-4");
+        for value in [1e-320, 1e300, 123_456_789.123_456_78, -0.1] {
+            assert_eq!(parse_number(&url_number(value)), Ok(value));
+        }
     }
 
     const TOKENS: NumberSpec = NumberSpec::count("tokens", 50e9, 2e12);

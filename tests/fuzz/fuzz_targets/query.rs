@@ -1,0 +1,35 @@
+//! Any query string: reading it never panics, every notice names a key the
+//! query holds, the scenario's numbers are finite, and writing the scenario
+//! back to a URL reads back to the same scenario with no notice.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use parallax_fuzz::model::memory::{BytesPerParam, TrainingState};
+use parallax_fuzz::model::query::{to_search, Query};
+use parallax_fuzz::model::scenario::Scenario;
+
+fuzz_target!(|search: &str| {
+    let query = Query::parse(search);
+    let mut notices = Vec::new();
+    let scenario = Scenario::from_query(&query, &mut notices);
+    for notice in &notices {
+        assert!(
+            query.get(&notice.key).is_some(),
+            "notice for absent {:?}",
+            notice.key
+        );
+        assert!(!notice.message.is_empty());
+    }
+
+    let params = scenario.params();
+    assert!(params.is_finite() && params > 0.0, "params {params}");
+    let state = TrainingState::full(params, BytesPerParam::MIXED_PRECISION_ADAM).total();
+    assert!(state.0.is_finite(), "state {:?}", state);
+
+    let mut pairs = Vec::new();
+    scenario.write(&mut pairs);
+    let mut again = Vec::new();
+    let reread = Scenario::from_query(&Query::parse(&to_search(&pairs)), &mut again);
+    assert!(again.is_empty(), "{pairs:?} gave {again:?}");
+    assert_eq!(reread, scenario);
+});
