@@ -1,5 +1,6 @@
 // Sharing and embedding: the share link reproduces a figure's state, the
-// iframe snippet embeds it, and an embedded figure reports its height.
+// iframe snippet embeds it, an embedded figure reports its height and
+// ignores messages from the page around it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, press, readouts, ready, useApp } from './harness.mjs';
@@ -86,3 +87,43 @@ for (const width of [360, 1000]) {
     await context.close();
   });
 }
+
+test('an embedded figure ignores whatever the page around it posts to it', async () => {
+  const context = await app.browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(app.server.hostPage);
+  await page.evaluate((src) => {
+    const frame = document.createElement('iframe');
+    frame.src = src;
+    frame.style.cssText = 'width: 1000px; height: 900px';
+    document.body.append(frame);
+  }, `${app.server.base}?fig=zero&gpus=16`);
+  let frame;
+  while (!(frame = page.frames().find((f) => f.url().includes('fig=zero')))) await page.waitForTimeout(50);
+  await ready(frame);
+  const before = await readouts(frame);
+  const sent = await page.evaluate(() => {
+    const hostile = [
+      'reload',
+      null,
+      42,
+      { type: 'parallax:resize', figure: 'zero', height: 1 },
+      { type: 'parallax:set', params: { gpus: 1 } },
+      { type: 'parallax:navigate', url: 'javascript:alert(1)' },
+      { __proto__: { type: 'parallax:resize' } },
+      '<img src=x onerror=alert(1)>',
+      new ArrayBuffer(1 << 20),
+    ];
+    for (const message of hostile) document.querySelector('iframe').contentWindow.postMessage(message, '*');
+    return hostile.length;
+  });
+  await page.waitForTimeout(300);
+  assert.deepEqual(await readouts(frame), before, `after ${sent} messages`);
+  assert.equal(new URL(frame.url()).search, '?fig=zero&gpus=16');
+  assert.equal(await frame.locator('.crash, img').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
