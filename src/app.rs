@@ -2,6 +2,10 @@
 //! from the URL (`?fig=<slug>` embeds, `?step=<slug>` opens the explainer at
 //! a figure). The URL is read once here and written back from one effect.
 
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
@@ -141,6 +145,21 @@ fn current_search() -> String {
     window().location().search().unwrap_or_default()
 }
 
+/// How long the URL waits after the last change before it is rewritten.
+/// Chromium's `history.replaceState` costs 1-10 ms a call (measured with
+/// `bench/run`), more than a whole update of a figure, and it stops
+/// honouring calls made more than a few hundred times in ten seconds: one
+/// write when the reader pauses is both faster and reliable.
+const URL_DELAY: Duration = Duration::from_millis(250);
+
+/// Rewrites the URL once changes have paused for [`URL_DELAY`].
+fn replace_search_soon(pending: &Cell<Option<TimeoutHandle>>, search: String) {
+    if let Some(handle) = pending.take() {
+        handle.clear();
+    }
+    pending.set(set_timeout_with_handle(move || replace_search(&search), URL_DELAY).ok());
+}
+
 fn replace_search(search: &str) {
     let location = window().location();
     let url = if search.is_empty() {
@@ -168,6 +187,7 @@ pub fn App() -> impl IntoView {
     // Write the URL whenever a parameter changes, naming the figure that
     // changed last; not on the first run, so an opened link stays exactly as
     // it was shared.
+    let pending = Rc::new(Cell::new(None));
     Effect::new(move |previous: Option<(FigureId, Vec<Pairs>)>| {
         let current: Vec<Pairs> = FigureId::ALL.iter().map(|&id| figures.pairs(id)).collect();
         let Some((active, before)) = previous else {
@@ -187,7 +207,7 @@ pub fn App() -> impl IntoView {
                 .iter()
                 .position(|&id| id == active)
                 .unwrap_or(0);
-            replace_search(&route.search(active, &current[index]));
+            replace_search_soon(&pending, route.search(active, &current[index]));
         }
         (active, current)
     });

@@ -2,7 +2,7 @@
 // predictions, exercises and the sections beyond 3D.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectTexts, open, press, readouts, ready, useApp } from './harness.mjs';
+import { expectTexts, open, press, readouts, ready, useApp, urlMatching } from './harness.mjs';
 
 const app = useApp();
 
@@ -23,7 +23,7 @@ test('planner: 1,120 GB at the defaults, ZeRO-3 gives 140 GB at 8 GPUs and 70 GB
   await page.keyboard.press('Enter');
   const shorter = await readouts(page);
   assert.ok(shorter.activations.value < found.activations.value / 2, 'activations shrink with the sequence');
-  assert.match(page.url(), /seq=2048/);
+  await urlMatching(page, /seq=2048/);
   await page.fill('input[data-param="seq"]', '4096');
   await page.keyboard.press('Enter');
   await page.fill('input[data-param="micro-batch"]', '2');
@@ -36,7 +36,7 @@ test('planner: 1,120 GB at the defaults, ZeRO-3 gives 140 GB at 8 GPUs and 70 GB
   await page.fill('input[data-param="gpus"]', '16');
   await page.keyboard.press('Enter');
   expectTexts(assert, await readouts(page), { 'state-per-gpu': '70.0 GB' });
-  assert.match(page.url(), /\?fig=planner&gpus=16&stage=3$/);
+  await urlMatching(page, /\?fig=planner&gpus=16&stage=3$/);
   await page.fill('input[data-param="gpus"]', 'lots');
   await page.keyboard.press('Enter');
   assert.match(await page.locator('#control-gpus-error').textContent(), /not a number/);
@@ -80,7 +80,7 @@ test('bubble: 0.2727 and 28 micro-batches at the defaults, a drawn chart, the tr
   assert.ok(inked > 1000, `chart drawn: ${inked} pixels`);
   await press(page, 'input[data-param="micro"]', 'ArrowRight');
   expectTexts(assert, await readouts(page), { bubble: '25.0%' });
-  assert.match(page.url(), /\?fig=bubble&micro=9$/);
+  await urlMatching(page, /\?fig=bubble&micro=9$/);
   await press(page, 'input[data-param="pp"]', 'End');
   expectTexts(assert, await readouts(page), { 'micro-for-10pct': '64' });
   const question = page.locator('[data-question="bubble-10pct"]');

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -84,7 +85,8 @@ export function useApp() {
   return app;
 }
 
-export async function launch() {
+/** Starts Debian's Chromium headless, with `extraArgs` after the usual flags. */
+export async function launch(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: [
@@ -94,6 +96,7 @@ export async function launch() {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
@@ -149,6 +152,17 @@ export async function dragSlider(page, param, fraction, scope = 'body') {
 export async function press(page, selector, key, times = 1) {
   await page.locator(selector).first().focus();
   for (let i = 0; i < times; i += 1) await page.keyboard.press(key);
+}
+
+/**
+ * Waits until the page's URL matches `pattern` (the app rewrites its URL
+ * 250 ms after the last change) and returns it; fails after `timeout` ms.
+ */
+export async function urlMatching(page, pattern, timeout = 3000) {
+  const deadline = Date.now() + timeout;
+  while (!pattern.test(page.url()) && Date.now() < deadline) await page.waitForTimeout(25);
+  assert.match(page.url(), pattern);
+  return page.url();
 }
 
 /** Checks that every readout text equals the expected one. */

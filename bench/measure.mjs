@@ -1,0 +1,388 @@
+// What the benchmark measures, shared by the full benchmark (bench/run) and
+// its quick form in the test command (tests/e2e/budget.test.mjs): transfer
+// sizes, start-up, input-to-DOM latency per figure, frames during a real
+// drag, and memory over many changes. Every time is in milliseconds.
+import { readFile } from 'node:fs/promises';
+import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { PREFIX, ready } from '../tests/e2e/harness.mjs';
+
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/** The budgets of issue #6, on a 2-core machine, headless Chromium, loopback. */
+export const BUDGETS = {
+  /** Bytes, brotli -11, every file the page loads. */
+  transferBrotli: 200_000,
+  /** Navigation to the first figure's readouts present and a control answering (median). */
+  startup: 400,
+  /** Input event to DOM updated, p95, by CPU throttling rate. */
+  inputP95: { 1: 2, 4: 8 },
+  /** Longest animation-frame interval during a real drag at 1x. */
+  dragFrame: 20,
+  /** Longest long-animation-frame during a real drag at 4x. */
+  dragLongFrame: 50,
+  /** Memory after 10,000 changes over memory after the first 100, minus one. */
+  memoryGrowth: 0.1,
+};
+
+/**
+ * The pages whose controls are swept: every figure at its defaults, plus
+ * the pipeline at 8 stages and 64 micro-batches and the 3D grid at its largest.
+ */
+export const SWEEP_PAGES = [
+  'why', 'dp', 'zero', 'tp', 'pp', '3d', 'planner', 'bubble', 'checkpoint',
+].map((figure) => ({ name: figure, query: `fig=${figure}` })).concat([
+  { name: 'pp 8x64', query: 'fig=pp&pp=8&micro=64', only: ['schedule', 'chunks'] },
+  { name: '3d largest', query: 'fig=3d&tp=8&pp=16&dp=64', only: ['dp', 'zero'] },
+]);
+
+export function percentile(values, p) {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export const median = (values) => percentile(values, 50);
+
+const round = (value, digits = 2) => Number(value.toFixed(digits));
+
+/** Raw, gzip -9 and brotli -11 bytes of every file a load of `base` fetched. */
+export async function transferSizes(browser, base) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const paths = [];
+  page.on('request', (request) => paths.push(new URL(request.url()).pathname));
+  await page.goto(base);
+  await ready(page);
+  await context.close();
+  const files = [];
+  for (const path of paths) {
+    const name = path.slice(PREFIX.length) || 'index.html';
+    const body = await readFile(DIST + name);
+    files.push({
+      file: name,
+      raw: body.length,
+      gzip: gzipSync(body, { level: 9 }).length,
+      brotli: brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      }).length,
+    });
+  }
+  const total = { file: 'total', raw: 0, gzip: 0, brotli: 0 };
+  for (const f of files) for (const key of ['raw', 'gzip', 'brotli']) total[key] += f[key];
+  return [...files.sort((a, b) => b.brotli - a.brotli), total];
+}
+
+/**
+ * Runs in the page before anything else: as soon as a readout and a slider
+ * exist, moves the slider one step and records when a readout has changed.
+ */
+function watchStartup() {
+  window.__startup = new Promise((resolve) => {
+    const snapshot = () => [...document.querySelectorAll('[data-readout]')].map((el) => el.dataset.value).join();
+    const observer = new MutationObserver(() => {
+      const slider = document.querySelector('input[type=range]');
+      if (!slider || !document.querySelector('[data-readout]')) return;
+      observer.disconnect();
+      const readoutsAt = performance.now();
+      const before = snapshot();
+      const step = Number(slider.step) || 1;
+      slider.value = String(Number(slider.value) + (Number(slider.value) + step <= Number(slider.max) ? step : -step));
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      const changed = new MutationObserver(() => {
+        if (snapshot() === before) return;
+        changed.disconnect();
+        resolve({ readouts: readoutsAt, interactive: performance.now() });
+      });
+      changed.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+    });
+    observer.observe(document, { subtree: true, childList: true });
+  });
+}
+
+/** Cold loads of the full page: time to readouts, to interactive, and first contentful paint. */
+export async function startup(browser, base, loads) {
+  const runs = [];
+  for (let i = 0; i < loads; i += 1) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.addInitScript(watchStartup);
+    await page.goto(base);
+    const { readouts, interactive } = await page.evaluate(() => window.__startup);
+    const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN);
+    runs.push({ readouts, interactive, fcp });
+    await context.close();
+  }
+  return {
+    loads,
+    readouts: round(median(runs.map((r) => r.readouts)), 1),
+    interactive: round(median(runs.map((r) => r.interactive)), 1),
+    fcp: round(median(runs.map((r) => r.fcp)), 1),
+  };
+}
+
+/**
+ * Runs in the page: sets each of the page's controls through its values,
+ * `steps` changes a control, one a frame, timing each from the input event
+ * until its work (Leptos runs effects as microtasks) has finished.
+ */
+async function sweepControls([steps, only]) {
+  const nextTask = () => new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = resolve;
+    channel.port2.postMessage(0);
+  });
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  let mutations = 0;
+  const observer = new MutationObserver((records) => {
+    mutations += records.length;
+  });
+  observer.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+  const controls = [];
+  for (const el of document.querySelectorAll('input[type=range][data-param], input[type=radio][data-param]')) {
+    const param = el.dataset.param;
+    if (only && !only.includes(param)) continue;
+    if (el.type === 'range') {
+      const [min, max, step] = [Number(el.min), Number(el.max), Number(el.step) || 1];
+      const values = [];
+      for (let v = min; v <= max; v += step) values.push(v);
+      controls.push({ param, set: (i) => {
+        // Up and down the range, so every value is met from both sides.
+        const n = values.length;
+        const k = i % (2 * n - 2 || 1);
+        el.value = String(values[k < n ? k : 2 * n - 2 - k]);
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      } });
+    } else if (!controls.some((c) => c.param === param)) {
+      const group = [...document.querySelectorAll(`input[type=radio][data-param="${param}"]`)];
+      controls.push({ param, set: (i) => {
+        const radio = group[(i + 1) % group.length];
+        radio.checked = true;
+        radio.dispatchEvent(new Event('change', { bubbles: true }));
+      } });
+    }
+  }
+  const results = [];
+  for (const control of controls) {
+    const times = [];
+    let unchanged = 0;
+    for (let i = 0; i < steps; i += 1) {
+      // Start just after a frame has been drawn, outside the frame's own work.
+      await frame();
+      await nextTask();
+      mutations = observer.takeRecords().length;
+      const before = mutations;
+      const started = performance.now();
+      control.set(i);
+      await nextTask();
+      times.push(performance.now() - started);
+      if (mutations + observer.takeRecords().length === before) unchanged += 1;
+    }
+    results.push({ param: control.param, times, unchanged });
+  }
+  observer.disconnect();
+  return results;
+}
+
+async function throttled(page, rate) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+  return cdp;
+}
+
+/** Input-to-DOM latency for every control of every sweep page, at `rate`x CPU throttling. */
+export async function responsiveness(browser, base, { rate, steps, pages = SWEEP_PAGES }) {
+  const rows = [];
+  for (const { name, query, only } of pages) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}?${query}`);
+    await ready(page);
+    await throttled(page, rate);
+    const results = await page.evaluate(sweepControls, [steps, only ?? null]);
+    const times = results.flatMap((r) => r.times);
+    rows.push({
+      page: name,
+      rate,
+      controls: results.map((r) => r.param),
+      inputs: times.length,
+      unchanged: results.reduce((n, r) => n + r.unchanged, 0),
+      median: round(median(times)),
+      p95: round(percentile(times, 95)),
+      max: round(Math.max(...times)),
+      worst: results.map((r) => [r.param, percentile(r.times, 95)]).sort((a, b) => b[1] - a[1])[0]?.[0],
+    });
+    await context.close();
+  }
+  return rows;
+}
+
+/** Runs in the page: records animation-frame intervals and long animation frames until stopped. */
+function recordFrames() {
+  const intervals = [];
+  const longFrames = [];
+  let last = null;
+  let running = true;
+  const tick = (now) => {
+    if (last !== null) intervals.push(now - last);
+    last = now;
+    if (running) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) longFrames.push(entry.duration);
+  });
+  observer.observe({ type: 'long-animation-frame' });
+  window.__stopFrames = () => {
+    running = false;
+    observer.disconnect();
+    return { intervals, longFrames };
+  };
+}
+
+/** A real mouse drag across every slider of every figure, at `rate`x throttling. */
+export async function drags(browser, base, { rate, moves, pages = SWEEP_PAGES.slice(0, 9) }) {
+  const rows = [];
+  for (const { name, query } of pages) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base}?${query}`);
+    await ready(page);
+    await throttled(page, rate);
+    const sliders = page.locator('input[type=range]');
+    const count = await sliders.count();
+    if (!count) {
+      await context.close();
+      continue;
+    }
+    await page.evaluate(recordFrames);
+    for (let i = 0; i < count; i += 1) {
+      const slider = sliders.nth(i);
+      await slider.scrollIntoViewIfNeeded();
+      const box = await slider.boundingBox();
+      const y = box.y + box.height / 2;
+      await page.mouse.move(box.x + 2, y);
+      await page.mouse.down();
+      for (let k = 1; k <= moves; k += 1) {
+        await page.mouse.move(box.x + 2 + ((box.width - 4) * k) / moves, y);
+      }
+      await page.mouse.up();
+    }
+    const { intervals, longFrames } = await page.evaluate(() => window.__stopFrames());
+    rows.push({
+      page: name,
+      rate,
+      sliders: count,
+      frames: intervals.length,
+      frameMedian: round(median(intervals), 1),
+      frameMax: round(Math.max(...intervals), 1),
+      over20: intervals.filter((t) => t > 20).length,
+      longFrameMax: round(Math.max(0, ...longFrames), 1),
+    });
+    await context.close();
+  }
+  return rows;
+}
+
+/**
+ * Runs in the page: `count` random changes to the figures' controls (the
+ * lab's sliders restart its experiment and are left out), from `seed`;
+ * returns how many malformed readouts it saw along the way.
+ */
+export async function randomChanges([count, seed]) {
+  let state = seed;
+  const random = (n) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+  const controls = [...document.querySelectorAll('input[data-param], select[data-param]')]
+    .filter((el) => !el.closest('#checkpoint') && el.type !== 'text');
+  // Leptos runs effects as microtasks: waiting for the next task after each
+  // change makes every change render, rather than only the last of a batch.
+  const nextTask = () => new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = resolve;
+    channel.port2.postMessage(0);
+  });
+  let malformed = 0;
+  for (let i = 0; i < count; i += 1) {
+    const control = controls[random(controls.length)];
+    if (control.type === 'range') {
+      const [min, max, step] = [Number(control.min), Number(control.max), Number(control.step) || 1];
+      control.value = String(min + step * random(Math.floor((max - min) / step) + 1));
+      control.dispatchEvent(new Event('input', { bubbles: true }));
+    } else if (control.type === 'radio') {
+      control.checked = true;
+      control.dispatchEvent(new Event('change', { bubbles: true }));
+    } else {
+      control.selectedIndex = random(control.options.length);
+      control.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    await nextTask();
+    if (i % 250 === 249) {
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      for (const el of document.querySelectorAll('[data-readout]')) {
+        const text = el.querySelector('.readout__value')?.textContent ?? '';
+        if (!Number.isFinite(Number(el.dataset.value)) || !text || /NaN|Infinity|undefined/.test(text)) malformed += 1;
+      }
+    }
+  }
+  return malformed;
+}
+
+/** Chromium flags that let a page collect garbage and read its heap exactly. */
+export const MEMORY_FLAGS = ['--js-flags=--expose-gc', '--enable-precise-memory-info'];
+
+/** Keeps the app's wasm memory reachable, for reading its size (runs before the app). */
+function exposeWasmMemory() {
+  const keep = (result) => {
+    const instance = result.instance ?? result;
+    window.__wasmMemory = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
+    return result;
+  };
+  for (const name of ['instantiate', 'instantiateStreaming']) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = (...args) => original.apply(WebAssembly, args).then(keep);
+  }
+}
+
+async function memoryNow(page) {
+  return page.evaluate(() => {
+    window.gc?.();
+    return { jsHeap: performance.memory.usedJSHeapSize, wasm: window.__wasmMemory?.buffer.byteLength ?? NaN };
+  });
+}
+
+/**
+ * JS heap and wasm memory after load, after 100 changes and after `total`
+ * changes across every figure of the full page (needs MEMORY_FLAGS).
+ */
+export async function memory(browser, base, total = 10_000) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  await page.addInitScript(exposeWasmMemory);
+  await page.goto(base);
+  await ready(page);
+  const loaded = await memoryNow(page);
+  const started = Date.now();
+  let malformed = await page.evaluate(randomChanges, [100, 7]);
+  const early = await memoryNow(page);
+  malformed += await page.evaluate(randomChanges, [total - 100, 11]);
+  const late = await memoryNow(page);
+  const seconds = (Date.now() - started) / 1000;
+  await context.close();
+  return {
+    changes: total,
+    seconds: round(seconds, 1),
+    malformed,
+    errors,
+    loaded,
+    early,
+    late,
+    jsGrowth: round(late.jsHeap / early.jsHeap - 1, 3),
+    wasmGrowth: round(late.wasm / early.wasm - 1, 3),
+  };
+}

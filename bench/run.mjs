@@ -1,0 +1,120 @@
+// The full benchmark: serves the release dist/ on loopback, measures it in
+// headless Chromium `--runs` times, prints the medians as Markdown tables
+// (the README's "Performance" section is this output) and writes them as JSON.
+//
+//   node bench/run.mjs [--runs 3] [--loads 10] [--steps 100] [--out bench/results.json]
+import { writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { launch, serveDist } from '../tests/e2e/harness.mjs';
+import { BUDGETS, MEMORY_FLAGS, drags, median, memory, responsiveness, startup, transferSizes } from './measure.mjs';
+
+const { values: options } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    loads: { type: 'string', default: '10' },
+    steps: { type: 'string', default: '100' },
+    out: { type: 'string', default: 'bench/results.json' },
+  },
+});
+const runs = Number(options.runs);
+const log = (text) => process.stderr.write(`${text}\n`);
+
+/** One run of everything. */
+async function measureOnce(server, run) {
+  const browser = await launch(MEMORY_FLAGS);
+  try {
+    log(`[bench run ${run}/${runs}] transfer sizes`);
+    const transfer = await transferSizes(browser, server.base);
+    log(`[bench run ${run}/${runs}] start-up, ${options.loads} cold loads`);
+    const start = await startup(browser, server.base, Number(options.loads));
+    const steps = Number(options.steps);
+    log(`[bench run ${run}/${runs}] input latency, ${steps} changes a control, 1x and 4x`);
+    const input = [
+      ...(await responsiveness(browser, server.base, { rate: 1, steps })),
+      ...(await responsiveness(browser, server.base, { rate: 4, steps })),
+    ];
+    log(`[bench run ${run}/${runs}] real drags, 1x and 4x`);
+    const drag = [
+      ...(await drags(browser, server.base, { rate: 1, moves: 40 })),
+      ...(await drags(browser, server.base, { rate: 4, moves: 40 })),
+    ];
+    log(`[bench run ${run}/${runs}] memory over 10,000 changes`);
+    const mem = await memory(browser, server.base);
+    return { transfer, startup: start, input, drag, memory: mem };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The median of every numeric field across runs, row by row. */
+function medianOf(results) {
+  const [first, ...rest] = results;
+  if (typeof first === 'number') return median(results);
+  if (Array.isArray(first)) return first.map((_, i) => medianOf(results.map((r) => r[i])));
+  if (first && typeof first === 'object') {
+    return Object.fromEntries(Object.keys(first).map((key) => [key, medianOf(results.map((r) => r[key]))]));
+  }
+  return rest.every((r) => JSON.stringify(r) === JSON.stringify(first)) ? first : results;
+}
+
+const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
+const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`;
+const mark = (ok) => (ok ? 'yes' : '**no**');
+
+function table(head, rows) {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function report(result, machine) {
+  const total = result.transfer.at(-1);
+  const out = [
+    `Medians of ${runs} runs on ${machine}, headless Chromium, loopback.`,
+    '',
+    '**Transfer** (every file the full page loads)',
+    '',
+    table(['file', 'raw', 'gzip -9', 'brotli -11'], result.transfer.map((f) => [f.file, kb(f.raw), kb(f.gzip), kb(f.brotli)])),
+    '',
+    `Budget: ${kb(BUDGETS.transferBrotli)} brotli; met: ${mark(total.brotli <= BUDGETS.transferBrotli)}.`,
+    '',
+    `**Start-up** (median of ${result.startup.loads} cold loads of the full page): first contentful paint ${result.startup.fcp} ms, ` +
+      `readouts present ${result.startup.readouts} ms, first input answered ${result.startup.interactive} ms. ` +
+      `Budget ${BUDGETS.startup} ms; met: ${mark(result.startup.interactive <= BUDGETS.startup)}.`,
+    '',
+    '**Input to DOM updated** (ms; every control of the page swept, one change a frame)',
+    '',
+    table(
+      ['page', 'CPU', 'inputs', 'median', 'p95', 'max', 'slowest control', 'p95 budget met'],
+      result.input.map((r) => [r.page, `${r.rate}x`, r.inputs, r.median, r.p95, r.max, r.worst,
+        mark(r.p95 <= BUDGETS.inputP95[r.rate])]),
+    ),
+    '',
+    '**Real drags** (every slider of the figure dragged end to end with the mouse; ms)',
+    '',
+    table(
+      ['figure', 'CPU', 'frames', 'median frame', 'longest frame', 'frames over 20 ms', 'longest long animation frame', 'budget met'],
+      result.drag.map((r) => [r.page, `${r.rate}x`, r.frames, r.frameMedian, r.frameMax, r.over20, r.longFrameMax,
+        mark(r.rate === 1 ? r.frameMax <= BUDGETS.dragFrame : r.longFrameMax <= BUDGETS.dragLongFrame)]),
+    ),
+    '',
+    `**Memory** over ${result.memory.changes} random changes on the full page: JS heap ${mb(result.memory.loaded.jsHeap)} after load, ` +
+      `${mb(result.memory.early.jsHeap)} after 100 changes, ${mb(result.memory.late.jsHeap)} after ${result.memory.changes} ` +
+      `(${(result.memory.jsGrowth * 100).toFixed(1)}%); wasm memory ${mb(result.memory.loaded.wasm)}, ${mb(result.memory.early.wasm)}, ` +
+      `${mb(result.memory.late.wasm)} (${(result.memory.wasmGrowth * 100).toFixed(1)}%). Budget ${BUDGETS.memoryGrowth * 100}%; met: ` +
+      `${mark(Math.max(result.memory.jsGrowth, result.memory.wasmGrowth) <= BUDGETS.memoryGrowth)}.`,
+  ];
+  return out.join('\n');
+}
+
+const server = await serveDist();
+try {
+  const results = [];
+  for (let run = 1; run <= runs; run += 1) results.push(await measureOnce(server, run));
+  const result = medianOf(results);
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`;
+  await writeFile(options.out, `${JSON.stringify({ date: new Date().toISOString(), machine, runs, result, every: results }, null, 1)}\n`);
+  console.log(report(result, machine));
+  log(`written: ${options.out}`);
+} finally {
+  await server.close();
+}
