@@ -2,7 +2,7 @@
 //! from the URL (`?fig=<slug>` embeds, `?step=<slug>` opens the explainer at
 //! a figure). The URL is read once here and written back from one effect.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -145,19 +145,39 @@ fn current_search() -> String {
     window().location().search().unwrap_or_default()
 }
 
-/// How long the URL waits after the last change before it is rewritten.
-/// Chromium's `history.replaceState` costs 1-10 ms a call (measured with
-/// `bench/run`), more than a whole update of a figure, and it stops
-/// honouring calls made more than a few hundred times in ten seconds: one
-/// write when the reader pauses is both faster and reliable.
-const URL_DELAY: Duration = Duration::from_millis(250);
+/// The shortest time between two rewrites of the URL. Chromium's
+/// `history.replaceState` costs 1-10 ms a call (measured with `bench/run`),
+/// more than a whole update of a figure, and it ignores calls made more than
+/// about 200 times in ten seconds. So the URL follows a drag up to ten times
+/// a second, from a timer, never inside the input's own task.
+const URL_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Rewrites the URL once changes have paused for [`URL_DELAY`].
-fn replace_search_soon(pending: &Cell<Option<TimeoutHandle>>, search: String) {
-    if let Some(handle) = pending.take() {
-        handle.clear();
+/// Writes the latest query to the URL at most once per [`URL_INTERVAL`].
+#[derive(Default)]
+struct UrlWriter {
+    /// The query to write when the timer fires.
+    pending: RefCell<Option<String>>,
+    scheduled: Cell<bool>,
+}
+
+impl UrlWriter {
+    fn write_soon(self: &Rc<Self>, search: String) {
+        *self.pending.borrow_mut() = Some(search);
+        if self.scheduled.replace(true) {
+            return;
+        }
+        let writer = Rc::clone(self);
+        if set_timeout_with_handle(move || writer.flush(), URL_INTERVAL).is_err() {
+            self.flush();
+        }
     }
-    pending.set(set_timeout_with_handle(move || replace_search(&search), URL_DELAY).ok());
+
+    fn flush(&self) {
+        self.scheduled.set(false);
+        if let Some(search) = self.pending.borrow_mut().take() {
+            replace_search(&search);
+        }
+    }
 }
 
 fn replace_search(search: &str) {
@@ -187,7 +207,7 @@ pub fn App() -> impl IntoView {
     // Write the URL whenever a parameter changes, naming the figure that
     // changed last; not on the first run, so an opened link stays exactly as
     // it was shared.
-    let pending = Rc::new(Cell::new(None));
+    let url = Rc::new(UrlWriter::default());
     Effect::new(move |previous: Option<(FigureId, Vec<Pairs>)>| {
         let current: Vec<Pairs> = FigureId::ALL.iter().map(|&id| figures.pairs(id)).collect();
         let Some((active, before)) = previous else {
@@ -207,7 +227,7 @@ pub fn App() -> impl IntoView {
                 .iter()
                 .position(|&id| id == active)
                 .unwrap_or(0);
-            replace_search_soon(&pending, route.search(active, &current[index]));
+            url.write_soon(route.search(active, &current[index]));
         }
         (active, current)
     });

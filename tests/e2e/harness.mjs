@@ -156,7 +156,7 @@ export async function press(page, selector, key, times = 1) {
 
 /**
  * Waits until the page's URL matches `pattern` (the app rewrites its URL
- * 250 ms after the last change) and returns it; fails after `timeout` ms.
+ * at most every 100 ms, from a timer) and returns it; fails after `timeout` ms.
  */
 export async function urlMatching(page, pattern, timeout = 3000) {
   const deadline = Date.now() + timeout;
