@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { PREFIX, ready } from '../tests/e2e/harness.mjs';
+import { FIGURES, PREFIX, ready } from '../tests/e2e/harness.mjs';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
@@ -29,9 +29,7 @@ export const BUDGETS = {
  * The pages whose controls are swept: every figure at its defaults, plus
  * the pipeline at 8 stages and 64 micro-batches and the 3D grid at its largest.
  */
-export const SWEEP_PAGES = [
-  'why', 'dp', 'zero', 'tp', 'pp', '3d', 'planner', 'bubble', 'checkpoint',
-].map((figure) => ({ name: figure, query: `fig=${figure}` })).concat([
+export const SWEEP_PAGES = FIGURES.map((figure) => ({ name: figure, query: `fig=${figure}` })).concat([
   { name: 'pp 8x64', query: 'fig=pp&pp=8&micro=64', only: ['schedule', 'chunks'] },
   { name: '3d largest', query: 'fig=3d&tp=8&pp=16&dp=64', only: ['dp', 'zero'] },
 ]);

@@ -14,7 +14,8 @@ use crate::exercises::Exercises;
 use crate::figures::beyond::Beyond;
 use crate::figures::{explanation, FigureId, FigureSet};
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
-use crate::widgets::{Notices, Share};
+use crate::settings::{PageSettings, Settings, UnitsToggle};
+use crate::widgets::{ByteUnitSetting, Notices, Share};
 
 /// What the page shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,13 +50,19 @@ impl Route {
     }
 
     /// The URL for this route with `active`'s parameters: `?fig=...` or
-    /// `?step=...`, then the figure's own pairs.
-    pub fn search(&self, active: FigureId, figure_pairs: &[(String, String)]) -> String {
+    /// `?step=...`, then the figure's own pairs, then the page's settings.
+    pub fn search(
+        &self,
+        active: FigureId,
+        figure_pairs: &[(String, String)],
+        page: PageSettings,
+    ) -> String {
         let mut pairs = match self {
             Route::Embed(figure) => vec![("fig".to_string(), figure.slug().to_string())],
             Route::Explainer { .. } => vec![("step".to_string(), active.slug().to_string())],
         };
         pairs.extend_from_slice(figure_pairs);
+        page.write(&mut pairs);
         to_search(&pairs)
     }
 }
@@ -202,35 +209,43 @@ pub fn App() -> impl IntoView {
     }
     let mut notices = Vec::new();
     let route = Route::from_query(&query, &mut notices);
+    let initial = PageSettings::from_query(&query, &mut notices);
+    initial.apply();
+    let page = RwSignal::new(initial);
+    provide_context(page);
+    provide_context::<ByteUnitSetting>(Signal::derive(move || page.with(|p| p.units)));
     let figures = FigureSet::new(&query, route.figure(), &mut notices);
 
     // Write the URL whenever a parameter changes, naming the figure that
     // changed last; not on the first run, so an opened link stays exactly as
     // it was shared.
     let url = Rc::new(UrlWriter::default());
-    Effect::new(move |previous: Option<(FigureId, Vec<Pairs>)>| {
-        let current: Vec<Pairs> = FigureId::ALL.iter().map(|&id| figures.pairs(id)).collect();
-        let Some((active, before)) = previous else {
-            return (route.figure(), current);
-        };
-        let changed = FigureId::ALL
-            .iter()
-            .zip(before.iter().zip(&current))
-            .find(|(_, (old, new))| old != new)
-            .map(|(&id, _)| id);
-        let active = match route {
-            Route::Embed(figure) => figure,
-            Route::Explainer { .. } => changed.unwrap_or(active),
-        };
-        if changed.is_some() {
-            let index = FigureId::ALL
+    Effect::new(
+        move |previous: Option<(FigureId, Vec<Pairs>, PageSettings)>| {
+            let current: Vec<Pairs> = FigureId::ALL.iter().map(|&id| figures.pairs(id)).collect();
+            let settings = page.get();
+            let Some((active, before, settings_before)) = previous else {
+                return (route.figure(), current, settings);
+            };
+            let changed = FigureId::ALL
                 .iter()
-                .position(|&id| id == active)
-                .unwrap_or(0);
-            url.write_soon(route.search(active, &current[index]));
-        }
-        (active, current)
-    });
+                .zip(before.iter().zip(&current))
+                .find(|(_, (old, new))| old != new)
+                .map(|(&id, _)| id);
+            let active = match route {
+                Route::Embed(figure) => figure,
+                Route::Explainer { .. } => changed.unwrap_or(active),
+            };
+            if changed.is_some() || settings != settings_before {
+                let index = FigureId::ALL
+                    .iter()
+                    .position(|&id| id == active)
+                    .unwrap_or(0);
+                url.write_soon(route.search(active, &current[index], settings));
+            }
+            (active, current, settings)
+        },
+    );
 
     match route {
         Route::Embed(id) => {
@@ -242,6 +257,7 @@ pub fn App() -> impl IntoView {
                         <h1 class="figure__title" id="figure-title">{id.title()}</h1>
                         {figures.view(id)}
                         <FigureShare figures=figures id=id/>
+                        <UnitsToggle/>
                     </section>
                 </main>
             }
@@ -298,6 +314,7 @@ fn Explainer(
                     <li><a href="#beyond">"Beyond three dimensions"</a></li>
                 </ul>
             </nav>
+            <Settings figures=figures/>
         </header>
         <main class="explainer">
             <Notices notices=notices/>
@@ -349,10 +366,11 @@ fn FigureShare(
     /// The figure to share.
     id: FigureId,
 ) -> impl IntoView {
-    let link = Signal::derive(move || {
-        page_url(&Route::Explainer { step: id }.search(id, &figures.pairs(id)))
-    });
-    let embed = Signal::derive(move || page_url(&Route::Embed(id).search(id, &figures.pairs(id))));
+    let page = use_context::<RwSignal<PageSettings>>();
+    let settings = move || page.map(|p| p.get()).unwrap_or_default();
+    let url = move |route: Route| page_url(&route.search(id, &figures.pairs(id), settings()));
+    let link = Signal::derive(move || url(Route::Explainer { step: id }));
+    let embed = Signal::derive(move || url(Route::Embed(id)));
     view! { <Share link=link embed=embed title=id.title()/> }
 }
 
@@ -396,15 +414,16 @@ mod tests {
     #[test]
     fn the_url_names_the_route_and_the_active_figure() {
         let pairs = vec![("gpus".to_string(), "16".to_string())];
+        let page = PageSettings::default();
         assert_eq!(
-            Route::Embed(FigureId::Dp).search(FigureId::Dp, &pairs),
+            Route::Embed(FigureId::Dp).search(FigureId::Dp, &pairs, page),
             "?fig=dp&gpus=16"
         );
         let explainer = Route::Explainer {
             step: FigureId::Why,
         };
         assert_eq!(
-            explainer.search(FigureId::Zero, &pairs),
+            explainer.search(FigureId::Zero, &pairs, page),
             "?step=zero&gpus=16"
         );
     }

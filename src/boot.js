@@ -5,3 +5,7 @@
 const tag = document.querySelector('script[data-parallax-js]');
 const { default: init } = await import(new URL(tag.dataset.parallaxJs, tag.src).href);
 await init({ module_or_path: new URL(tag.dataset.parallaxWasm, tag.src).href });
+// After the app is up: a service worker (src/sw.js) keeps the files for a
+// second visit without a network. Where it cannot register (an insecure
+// origin, a browser without it), the app simply works online only.
+navigator.serviceWorker?.register(new URL('sw.js', tag.src).href).catch(() => {});

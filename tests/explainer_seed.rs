@@ -147,6 +147,7 @@ fn step_6_3d_parallelism_8_by_4_by_8() {
         BATCH,
         DEFAULT_GPU.sustained(),
         DEFAULT_GPU.gpus_per_node,
+        BytesPerParam::MIXED_PRECISION_ADAM,
     );
     assert_eq!((result.gpus, result.nodes), (256, 32));
     assert_eq!(result.state.total().to_string(), "1.16 GB");

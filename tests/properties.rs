@@ -224,7 +224,7 @@ proptest! {
     #[test]
     fn three_d_estimates_are_finite(t in 0u32..64, p in 0u32..256, d in 0u32..65_536, stage in stage(), batch in 0u32..10_000_000) {
         let layout = Layout { tensor: t, pipeline: p, data: d, zero: stage };
-        let result = estimate(&layout, 70e9, 2e12, batch, GPUS[0].sustained(), 8);
+        let result = estimate(&layout, 70e9, 2e12, batch, GPUS[0].sustained(), 8, BytesPerParam::MIXED_PRECISION_ADAM);
         prop_assert!(result.state.total().value().is_finite() && result.state.total().value() > 0.0);
         prop_assert!(result.time.value().is_finite());
         prop_assert!(result.nodes >= 1 && result.micro_batches >= 1);

@@ -20,12 +20,7 @@ pub const HIDDEN: f64 = 4096.0;
 /// Bytes each GPU sends per MoE layer for `ep`-way expert parallelism and top-`k` routing.
 pub fn expert_readout(ep: u32, top_k: u32) -> ReadoutData {
     let sent = expert_all_to_all_sent(TOKENS_PER_GPU, HIDDEN, top_k, ep);
-    ReadoutData::new(
-        "alltoall-per-layer",
-        "Sent per GPU, per MoE layer",
-        sent.value(),
-        sent.to_string(),
-    )
+    ReadoutData::bytes("alltoall-per-layer", "Sent per GPU, per MoE layer", sent)
 }
 
 /// Sequence length for the context-parallel example: 128K tokens.
@@ -46,11 +41,10 @@ pub fn context_readout(cp: u32) -> ReadoutData {
         recompute: Recompute::Selective,
     };
     let bytes = per_layer(&arch, &setup);
-    ReadoutData::new(
+    ReadoutData::bytes(
         "activations-per-gpu-layer",
         "Activations per GPU, per layer",
-        bytes.value(),
-        bytes.to_string(),
+        bytes,
     )
 }
 

@@ -168,20 +168,14 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
         ),
     };
     LabData {
-        activation_memory: ReadoutData::new(
+        activation_memory: ReadoutData::bytes(
             "activation-memory",
             "Activations at the peak, predicted",
-            predicted.value(),
-            predicted.to_string(),
+            predicted,
         ),
         measured_memory: mine.map(|p| {
             let bytes = Bytes(p.peak_bytes as f64);
-            ReadoutData::new(
-                "measured-memory",
-                "Measured in your browser",
-                bytes.value(),
-                bytes.to_string(),
-            )
+            ReadoutData::bytes("measured-memory", "Measured in your browser", bytes)
         }),
         extra_compute: ReadoutData::new(
             "extra-compute",

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::ReadoutData;
 use crate::model::comm::{ring_allreduce_sent, transfer_time, Link};
 use crate::model::compute::training_flop;
-use crate::model::memory::{BytesPerParam, TrainingState};
+use crate::model::memory::TrainingState;
 use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::{group_thousands, Bytes};
@@ -145,7 +145,10 @@ pub fn data(params: &DpParams) -> DpData {
     let gpu = scenario.gpu();
     let n = params.gpus.max(1);
     let batch = scenario.batch.max(1.0) as u32;
-    let state = TrainingState::full(scenario.params(), BytesPerParam::MIXED_PRECISION_ADAM);
+    let state = TrainingState::full(scenario.params(), scenario.bytes_per_param);
+    let gradient = scenario
+        .bytes_per_param
+        .reduced_gradient_of(scenario.params());
     let total = state.total();
     let scale = total.value().max(gpu.memory.value());
     let state_percent = total.value() / scale * 100.0;
@@ -160,7 +163,7 @@ pub fn data(params: &DpParams) -> DpData {
     let per_gpu = f64::from(batch) / f64::from(n);
     let tokens_per_gpu = per_gpu * f64::from(scenario.arch().seq);
     let compute = training_flop(scenario.params(), tokens_per_gpu, false).at(gpu.sustained());
-    let sent = ring_allreduce_sent(state.gradients, n);
+    let sent = ring_allreduce_sent(gradient, n);
     let time = transfer_time(sent, params.link.bandwidth(&gpu));
     let per_gpu_text = if per_gpu.fract() == 0.0 {
         group_thousands(per_gpu)
@@ -174,8 +177,7 @@ pub fn data(params: &DpParams) -> DpData {
          Over {link} at {bandwidth} that takes {time}. Every GPU still holds the full {total} of training state, \
          which {verdict} its {capacity}.",
         batch = group_thousands(f64::from(batch)),
-        ratio = sent.value() / state.gradients.value(),
-        gradient = state.gradients,
+        ratio = sent.value() / gradient.value(),
         link = params.link.phrase(),
         bandwidth = params.link.bandwidth(&gpu),
         verdict = if over { "is more than" } else { "fits in" },
@@ -185,30 +187,15 @@ pub fn data(params: &DpParams) -> DpData {
         gpus,
         capacity_percent: gpu.memory.value() / scale * 100.0,
         over_capacity: over,
-        state_per_gpu: ReadoutData::new(
-            "state-per-gpu",
-            "State per GPU",
-            total.value(),
-            total.to_string(),
-        ),
+        state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", total),
         sequences_per_gpu: ReadoutData::new(
             "sequences-per-gpu",
             "Sequences per GPU",
             per_gpu,
             per_gpu_text,
         ),
-        gradient_size: ReadoutData::new(
-            "gradient-size",
-            "Gradient to all-reduce",
-            state.gradients.value(),
-            state.gradients.to_string(),
-        ),
-        sent_per_gpu: ReadoutData::new(
-            "sent-per-gpu",
-            "Sent per GPU, per step",
-            sent.value(),
-            sent.to_string(),
-        ),
+        gradient_size: ReadoutData::bytes("gradient-size", "Gradient to all-reduce", gradient),
+        sent_per_gpu: ReadoutData::bytes("sent-per-gpu", "Sent per GPU, per step", sent),
         compute_per_step: ReadoutData::new(
             "compute-per-step",
             "Compute per step",
@@ -273,8 +260,9 @@ pub fn DpFigure(
         let (n, gradient) = params.with(|p| {
             (
                 p.gpus,
-                TrainingState::full(p.scenario.params(), BytesPerParam::MIXED_PRECISION_ADAM)
-                    .gradients,
+                p.scenario
+                    .bytes_per_param
+                    .reduced_gradient_of(p.scenario.params()),
             )
         });
         let steps = 2 * n.saturating_sub(1);
@@ -480,6 +468,7 @@ pub fn DpText() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::memory::BytesPerParam;
 
     #[test]
     fn defaults_reproduce_the_seed() {
@@ -538,5 +527,17 @@ mod tests {
         assert_eq!(steps[3].sends, [1, 2, 3, 0]);
         assert_eq!(steps[5].sent_so_far, Bytes(6e9));
         assert!(ring_step(1, Bytes(1.0), 0).is_none());
+    }
+
+    #[test]
+    fn fp32_gradients_double_what_the_ring_sends() {
+        let mut params = DpParams::default();
+        params.scenario.bytes_per_param = BytesPerParam::FP32_GRADIENTS;
+        let d = data(&params);
+        assert_eq!(d.state_per_gpu.value, 18.0 * 6.74e9);
+        assert_eq!(d.gradient_size.value, 4.0 * 6.74e9);
+        assert!(d.gradient_size.bytes);
+        let sixteen = data(&DpParams::default());
+        assert_eq!(d.sent_per_gpu.value, 2.0 * sixteen.sent_per_gpu.value);
     }
 }

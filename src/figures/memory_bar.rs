@@ -40,7 +40,7 @@ impl MemoryBarData {
             .map(|&(class, id, label, bytes)| Segment {
                 class,
                 percent: bytes.value() / scale * 100.0,
-                readout: ReadoutData::new(id, label, bytes.value(), bytes.to_string()),
+                readout: ReadoutData::bytes(id, label, bytes),
             })
             .collect();
         Self {

@@ -18,7 +18,10 @@ pub mod zero;
 
 use leptos::prelude::*;
 
+use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Query};
+use crate::model::scenario::Scenario;
+use crate::model::units::Bytes;
 
 /// A readout as a figure's `data()` computes it: the contract of
 /// `shared/spec/figures.md` (`data-readout`, `data-value`, formatted text).
@@ -32,6 +35,8 @@ pub struct ReadoutData {
     pub value: f64,
     /// The value formatted as the seeds format it.
     pub text: String,
+    /// A byte count, which the reader may ask to see in GiB.
+    pub bytes: bool,
 }
 
 impl ReadoutData {
@@ -46,6 +51,15 @@ impl ReadoutData {
             label: label.into(),
             value,
             text: text.into(),
+            bytes: false,
+        }
+    }
+
+    /// A byte count, written in GB (the page may show it in GiB).
+    pub fn bytes(id: &'static str, label: impl Into<String>, bytes: Bytes) -> Self {
+        Self {
+            bytes: true,
+            ..Self::new(id, label, bytes.value(), bytes.to_string())
         }
     }
 }
@@ -176,7 +190,7 @@ impl FigureSet {
                 Query::default()
             }
         };
-        Self {
+        let figures = Self {
             why: RwSignal::new(why::WhyParams::from_query(&pick(FigureId::Why), notices)),
             dp: RwSignal::new(data_parallel::DpParams::from_query(
                 &pick(FigureId::Dp),
@@ -204,7 +218,29 @@ impl FigureSet {
                 &pick(FigureId::Checkpoint),
                 notices,
             )),
-        }
+        };
+        // The convention is the page's: the figure in the URL sets it for all.
+        let shared = Scenario::from_query(query, &mut Vec::new()).bytes_per_param;
+        figures.set_bytes_per_param(shared);
+        figures
+    }
+
+    /// The training state's bytes a parameter, which every figure shares (a tracked read).
+    pub fn bytes_per_param(&self) -> BytesPerParam {
+        self.why.with(|p| p.scenario.bytes_per_param)
+    }
+
+    /// Sets the training state's convention in every figure that holds a training state.
+    pub fn set_bytes_per_param(&self, bytes: BytesPerParam) {
+        let set = |scenario: &mut Scenario| scenario.bytes_per_param = bytes;
+        self.why.update(|p| set(&mut p.scenario));
+        self.dp.update(|p| set(&mut p.scenario));
+        self.zero.update(|p| set(&mut p.scenario));
+        self.tp.update(|p| set(&mut p.scenario));
+        self.pp.update(|p| set(&mut p.scenario));
+        self.three_d.update(|p| set(&mut p.scenario));
+        self.planner.update(|p| set(&mut p.scenario));
+        self.bubble.update(|p| set(&mut p.scenario));
     }
 
     /// One figure's parameters as URL pairs (a tracked read).

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::ReadoutData;
 use crate::model::activations::hidden_state;
-use crate::model::memory::{BytesPerParam, TrainingState};
+use crate::model::memory::TrainingState;
 use crate::model::pipeline::{layers_per_stage, stage_layers, Schedule};
 use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
@@ -184,8 +184,8 @@ pub fn data(params: &PpParams) -> PpData {
     let busy = f64::from(timeline.busy_ticks()) * units_per_tick;
     let total = makespan * units_per_tick;
     let bubble = timeline.bubble();
-    let state = TrainingState::full(scenario.params(), BytesPerParam::MIXED_PRECISION_ADAM).total()
-        / f64::from(p);
+    let state =
+        TrainingState::full(scenario.params(), scenario.bytes_per_param).total() / f64::from(p);
     let boundary = hidden_state(&arch, f64::from(arch.seq));
     let layers = layers_per_stage(arch.layers, p);
     let note = (m != params.micro).then(|| {
@@ -227,19 +227,13 @@ pub fn data(params: &PpParams) -> PpData {
             f64::from(layers),
             layers.to_string(),
         ),
-        state_per_gpu: ReadoutData::new(
-            "state-per-gpu",
-            "State per GPU",
-            state.value(),
-            state.to_string(),
-        ),
+        state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
         busy_units: ReadoutData::new("busy-units", "Busy units per GPU", busy, units_text(busy)),
         total_units: ReadoutData::new("total-units", "Units in the step", total, units_text(total)),
-        boundary_activations: ReadoutData::new(
+        boundary_activations: ReadoutData::bytes(
             "boundary-activations",
             "Activations across a boundary",
-            boundary.value(),
-            boundary.to_string(),
+            boundary,
         ),
         peak_in_flight: ReadoutData::new(
             "peak-in-flight",

@@ -10,7 +10,9 @@ use super::ReadoutData;
 use crate::model::activations::{ActivationSetup, Recompute};
 use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
 use crate::model::planner::{fixes, Fix, Plan, MAX_GPUS};
-use crate::model::presets::{model_preset, nearest_model, GPUS as GPU_PRESETS, MODELS};
+use crate::model::presets::{
+    gpu_sources, model_preset, model_sources, nearest_model, GPUS as GPU_PRESETS, MODELS,
+};
 use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, PARAMS, SEQ};
 use crate::model::units::{group_thousands, Bytes, Count};
@@ -136,6 +138,7 @@ impl PlannerParams {
             },
             batch: self.scenario.batch,
             capacity: gpu.memory,
+            bytes: self.scenario.bytes_per_param,
         }
     }
 }
@@ -249,29 +252,22 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     PlannerData {
         memory,
         layout,
-        state_per_gpu: ReadoutData::new(
-            "state-per-gpu",
-            "Training state per GPU",
-            state.total().value(),
-            state.total().to_string(),
-        ),
-        capacity: ReadoutData::new(
-            "capacity",
-            "GPU memory",
-            plan.capacity.value(),
-            plan.capacity.capacity_text(),
-        ),
+        state_per_gpu: ReadoutData::bytes("state-per-gpu", "Training state per GPU", state.total()),
+        capacity: ReadoutData {
+            // As the maker states it: "80 GB", not "80.0 GB".
+            text: plan.capacity.capacity_text(),
+            ..ReadoutData::bytes("capacity", "GPU memory", plan.capacity)
+        },
         fits: ReadoutData::new(
             "fits",
             "Fits",
             f64::from(u8::from(estimate.fits)),
             if estimate.fits { "Yes" } else { "No" },
         ),
-        traffic: ReadoutData::new(
+        traffic: ReadoutData::bytes(
             "traffic-per-step",
             "Sent per GPU, per step",
-            estimate.traffic.value(),
-            estimate.traffic.to_string(),
+            estimate.traffic,
         ),
         verdict,
         summary,
@@ -393,6 +389,7 @@ pub fn PlannerFigure(
                 label="Model"
                 param="model"
                 options=model_options
+                sources=model_sources()
                 selected=Signal::derive(move || params.with(|p| if p.model_chosen { p.scenario.model.id.to_string() } else { "custom".to_string() }))
                 on_change=set_model
             />
@@ -403,7 +400,7 @@ pub fn PlannerFigure(
                 check=check_gpus
                 on_change=set_gpus
             />
-            <Choice label="GPU" param="gpu" options=gpu_options selected=Signal::derive(move || params.with(|p| p.scenario.gpu.id.to_string())) on_change=set_gpu/>
+            <Choice label="GPU" param="gpu" options=gpu_options sources=gpu_sources() selected=Signal::derive(move || params.with(|p| p.scenario.gpu.id.to_string())) on_change=set_gpu/>
             <Toggle label="ZeRO stage" param="stage" options=stages
                 selected=Signal::derive(move || params.with(|p| p.stage.index().to_string()))
                 on_change=set(|p, id| p.stage = id.parse().ok().and_then(ZeroStage::from_index).unwrap_or(p.stage))/>

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::ReadoutData;
 use crate::model::comm::{transfer_time, Link};
-use crate::model::memory::{BytesPerParam, TrainingState};
+use crate::model::memory::TrainingState;
 use crate::model::query::{read_choice, Notice, Query};
 use crate::model::scenario::Scenario;
 use crate::model::tensor::{
@@ -124,8 +124,8 @@ pub fn data(params: &TpParams) -> TpData {
     let t = params.tp.max(1);
     let tokens = f64::from(arch.seq);
     let weights = weights_per_gpu_per_layer(&arch, t);
-    let state = TrainingState::full(scenario.params(), BytesPerParam::MIXED_PRECISION_ADAM).total()
-        / f64::from(t);
+    let state =
+        TrainingState::full(scenario.params(), scenario.bytes_per_param).total() / f64::from(t);
     let sent = sent_per_gpu_per_layer(&arch, t, tokens);
     let comm = transfer_time(sent, params.link.bandwidth(&gpu));
     let compute = flop_per_gpu_per_layer(&arch, t, tokens).at(gpu.sustained());
@@ -158,17 +158,11 @@ pub fn data(params: &TpParams) -> TpData {
             weights.value(),
             weights.to_string(),
         ),
-        state_per_gpu: ReadoutData::new(
-            "state-per-gpu",
-            "State per GPU",
-            state.value(),
-            state.to_string(),
-        ),
-        sent_per_gpu_layer: ReadoutData::new(
+        state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
+        sent_per_gpu_layer: ReadoutData::bytes(
             "sent-per-gpu-layer",
             "Sent per GPU, per layer",
-            sent.value(),
-            sent.to_string(),
+            sent,
         ),
         comm_time: ReadoutData::new(
             "comm-time",

@@ -161,6 +161,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         scenario.batch.max(1.0) as u32,
         gpu.sustained(),
         gpu.gpus_per_node,
+        scenario.bytes_per_param,
     );
     let (t, p, d) = (
         layout.tensor.max(1),
@@ -229,12 +230,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
             f64::from(result.nodes),
             group_thousands(f64::from(result.nodes)),
         ),
-        state_per_gpu: ReadoutData::new(
-            "state-per-gpu",
-            "State per GPU",
-            state.value(),
-            state.to_string(),
-        ),
+        state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
         bubble: ReadoutData::new(
             "bubble",
             "Pipeline bubble",

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::ReadoutData;
 use crate::model::compute::{training_flop, training_time};
-use crate::model::memory::{fits, BytesPerParam, TrainingState};
-use crate::model::presets::{GPUS, MODELS};
+use crate::model::memory::{fits, TrainingState};
+use crate::model::presets::{gpu_sources, model_sources, GPUS, MODELS};
 use crate::model::query::{Notice, Query};
 use crate::model::scenario::{Scenario, TOKENS};
 use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
@@ -64,6 +64,8 @@ pub struct WhyData {
     /// The training state's parts against the GPU's memory.
     pub memory: MemoryBarData,
     pub fits: bool,
+    /// How the training state adds up, for the memory bar's caption.
+    pub state_caption: String,
     /// What the time chart assumes, for its caption.
     pub time_caption: String,
     pub training_state: ReadoutData,
@@ -101,26 +103,20 @@ pub fn data(params: &WhyParams) -> WhyData {
     let scenario = &params.scenario;
     let psi = scenario.params();
     let gpu = scenario.gpu();
-    let state = TrainingState::full(psi, BytesPerParam::MIXED_PRECISION_ADAM);
+    let bytes = scenario.bytes_per_param;
+    let state = TrainingState::full(psi, bytes);
     let total = state.total();
+    let weights_label = format!("fp16 weights, {} B each", bytes.weights);
+    let gradients_label = format!("{}, {} B each", bytes.gradients_label, bytes.gradients);
+    let optimizer_label = format!("fp32 master weights and Adam moments, {} B each", bytes.k());
     let memory = MemoryBarData::new(
         &[
-            (
-                "weights",
-                "weights",
-                "fp16 weights, 2 B each",
-                state.weights,
-            ),
-            (
-                "gradients",
-                "gradients",
-                "fp16 gradients, 2 B each",
-                state.gradients,
-            ),
+            ("weights", "weights", &weights_label, state.weights),
+            ("gradients", "gradients", &gradients_label, state.gradients),
             (
                 "optimizer",
                 "optimizer-state",
-                "fp32 master weights and Adam moments, 12 B each",
+                &optimizer_label,
                 state.optimizer(),
             ),
         ],
@@ -167,7 +163,7 @@ pub fn data(params: &WhyParams) -> WhyData {
     let summary = format!(
         "{model} has {psi} parameters. Trained on {tokens} tokens it needs {compute}: {t1} on one GPU \
          sustaining {rate}, {t64} on 64 and {t1024} on 1,024 if the work divided perfectly. Its training \
-         state, 16 bytes a parameter, comes to {total}, {over} the GPU's {memory}, so {verdict}",
+         state, {per_param} bytes a parameter, comes to {total}, {over} the GPU's {memory}, so {verdict}",
         model = scenario.model.name,
         psi = Count(psi),
         tokens = Count(scenario.tokens),
@@ -176,6 +172,7 @@ pub fn data(params: &WhyParams) -> WhyData {
         t64 = times[1],
         t1024 = times[2],
         rate = rate,
+        per_param = bytes.total(),
         total = total,
         over = format_ratio(over, 2),
         memory = gpu.memory.capacity_text(),
@@ -188,13 +185,15 @@ pub fn data(params: &WhyParams) -> WhyData {
     WhyData {
         memory,
         fits,
-        time_caption: format!("Time to train at {rate} per GPU, with perfect scaling"),
-        training_state: ReadoutData::new(
-            "training-state",
-            "Training state",
-            total.value(),
-            total.to_string(),
+        state_caption: format!(
+            "Training state at {} bytes a parameter: {} + {} + {} B = {total}",
+            bytes.total(),
+            bytes.weights,
+            bytes.gradients,
+            bytes.k()
         ),
+        time_caption: format!("Time to train at {rate} per GPU, with perfect scaling"),
+        training_state: ReadoutData::bytes("training-state", "Training state", total),
         over_gpu: ReadoutData::new(
             "over-gpu",
             format!("Over one {} GPU", gpu.memory.capacity_text()),
@@ -257,6 +256,7 @@ pub fn WhyFigure(
                 label="Model"
                 param="model"
                 options=model_options
+                sources=model_sources()
                 selected=Signal::derive(move || params.with(|p| p.scenario.model.id.to_string()))
                 on_change=set_model
             />
@@ -264,15 +264,13 @@ pub fn WhyFigure(
                 label="GPU"
                 param="gpu"
                 options=gpu_options
+                sources=gpu_sources()
                 selected=Signal::derive(move || params.with(|p| p.scenario.gpu.id.to_string()))
                 on_change=set_gpu
             />
         </div>
         <div class="figure__diagram fig-why">
-            <p class="fig-why__caption">
-                "Training state at 16 bytes a parameter: 2 + 2 + 12 B = "
-                {move || data.with(|d| d.training_state.text.clone())}
-            </p>
+            <p class="fig-why__caption">{move || data.with(|d| d.state_caption.clone())}</p>
             <MemoryBar data=Signal::derive(move || data.with(|d| d.memory.clone()))/>
             <p class="fig-why__caption">
                 {move || data.with(|d| d.time_caption.clone())}

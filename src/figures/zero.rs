@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::ReadoutData;
 use crate::model::comm::data_parallel_sent;
-use crate::model::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
+use crate::model::memory::{fits, TrainingState, ZeroStage};
 use crate::model::query::{Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::{format_ratio, group_thousands, Bytes};
@@ -96,8 +96,9 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     let gpu = scenario.gpu();
     let n = params.gpus.max(1);
     let psi = scenario.params();
-    let full = TrainingState::full(psi, BytesPerParam::MIXED_PRECISION_ADAM);
-    let kept = TrainingState::zero(psi, BytesPerParam::MIXED_PRECISION_ADAM, params.stage, n);
+    let bytes = scenario.bytes_per_param;
+    let full = TrainingState::full(psi, bytes);
+    let kept = TrainingState::zero(psi, bytes, params.stage, n);
     let longest = full.optimizer().value();
     let group = |name, class, id, whole: Bytes, part: Bytes| {
         let sharded = part.value() < whole.value();
@@ -117,12 +118,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
             },
             shards: if sharded { n } else { 1 },
             label,
-            readout: ReadoutData::new(
-                id,
-                format!("{name} on GPU 0"),
-                part.value(),
-                part.to_string(),
-            ),
+            readout: ReadoutData::bytes(id, format!("{name} on GPU 0"), part),
         }
     };
     let groups = vec![
@@ -134,7 +130,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
             kept.weights,
         ),
         group(
-            "fp16 gradients",
+            bytes.gradients_label,
             "gradients",
             "gradients-per-gpu",
             full.gradients,
@@ -151,7 +147,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     let total = kept.total();
     let scale = total.value().max(gpu.memory.value());
     let smaller = full.total().value() / total.value();
-    let sent = data_parallel_sent(full.gradients, n, params.stage);
+    let sent = data_parallel_sent(bytes.reduced_gradient_of(psi), n, params.stage);
     let fit = fits(total, gpu.memory);
     let floor = match params.stage {
         ZeroStage::None => "nothing is sharded, so every GPU keeps the whole state".to_string(),
@@ -182,24 +178,14 @@ pub fn data(params: &ZeroParams) -> ZeroData {
         total_percent: total.value() / scale * 100.0,
         capacity_percent: gpu.memory.value() / scale * 100.0,
         capacity_label: format!("{} GPU", gpu.memory.capacity_text()),
-        state_per_gpu: ReadoutData::new(
-            "state-per-gpu",
-            "State per GPU",
-            total.value(),
-            total.to_string(),
-        ),
+        state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", total),
         smaller_by: ReadoutData::new(
             "smaller-by",
             "Smaller by",
             smaller,
             format_ratio(smaller, 1),
         ),
-        sent_per_gpu: ReadoutData::new(
-            "sent-per-gpu",
-            "Sent per GPU, per step",
-            sent.value(),
-            sent.to_string(),
-        ),
+        sent_per_gpu: ReadoutData::bytes("sent-per-gpu", "Sent per GPU, per step", sent),
         fits: ReadoutData::new(
             "fits",
             format!("Fits {}", gpu.memory.capacity_text()),

@@ -13,22 +13,63 @@ use super::units::Bytes;
 pub struct BytesPerParam {
     /// fp16/bf16 weights used in the forward and backward passes.
     pub weights: f64,
-    /// fp16/bf16 gradients.
+    /// Gradients, in whatever precisions the convention keeps them.
     pub gradients: f64,
     /// fp32 master copy of the weights.
     pub master_weights: f64,
     /// Adam's fp32 momentum and variance.
     pub moments: f64,
+    /// Bytes per parameter of the gradient the data-parallel all-reduce sends.
+    pub reduced_gradient: f64,
+    /// What the gradients are, for labels.
+    pub gradients_label: &'static str,
 }
 
 impl BytesPerParam {
-    /// ZeRO's accounting: 2 + 2 + (4 + 8) = 16 bytes, K = 12.
+    /// ZeRO's accounting: 2 + 2 + (4 + 8) = 16 bytes, K = 12 (Rajbhandari
+    /// et al. 2020, section 3.1); the seeds use it.
     pub const MIXED_PRECISION_ADAM: Self = Self {
         weights: 2.0,
         gradients: 2.0,
         master_weights: 4.0,
         moments: 8.0,
+        reduced_gradient: 2.0,
+        gradients_label: "fp16 gradients",
     };
+
+    /// bf16 weights with gradients kept (and reduced) in fp32, as Megatron-LM
+    /// and DeepSpeed's bf16 optimizer do: 2 + 4 + 12 = 18 bytes (Megatron-LM's
+    /// distributed-optimizer documentation, "bf16 param, fp32 grads").
+    pub const FP32_GRADIENTS: Self = Self {
+        gradients: 4.0,
+        reduced_gradient: 4.0,
+        gradients_label: "fp32 gradients",
+        ..Self::MIXED_PRECISION_ADAM
+    };
+
+    /// fp16 gradients accumulated into an fp32 copy, which is what is
+    /// reduced: 2 + (2 + 4) + 12 = 20 bytes (the same documentation, "fp16
+    /// param, fp16 grads").
+    pub const FP32_ACCUMULATION: Self = Self {
+        gradients: 6.0,
+        reduced_gradient: 4.0,
+        gradients_label: "fp16 + fp32 gradients",
+        ..Self::MIXED_PRECISION_ADAM
+    };
+
+    /// The conventions a reader may choose, by their total.
+    pub const CONVENTIONS: [Self; 3] = [
+        Self::MIXED_PRECISION_ADAM,
+        Self::FP32_GRADIENTS,
+        Self::FP32_ACCUMULATION,
+    ];
+
+    /// The convention with `total` bytes per parameter (16, 18 or 20).
+    pub fn from_total(total: u32) -> Option<Self> {
+        Self::CONVENTIONS
+            .into_iter()
+            .find(|c| c.total() == f64::from(total))
+    }
 
     /// K: the optimizer's bytes per parameter (master weights and moments).
     pub fn k(&self) -> f64 {
@@ -37,6 +78,11 @@ impl BytesPerParam {
 
     pub fn total(&self) -> f64 {
         self.weights + self.gradients + self.k()
+    }
+
+    /// The gradient of `params` parameters as the data-parallel all-reduce sends it.
+    pub fn reduced_gradient_of(&self, params: f64) -> Bytes {
+        Bytes(self.reduced_gradient * params)
     }
 }
 
@@ -99,7 +145,7 @@ impl TrainingState {
         self.weights + self.gradients + self.optimizer()
     }
 
-    /// The full, unsharded state of `params` parameters: 16Ψ bytes.
+    /// The full, unsharded state of `params` parameters: 16Ψ bytes by ZeRO's accounting.
     pub fn full(params: f64, bytes: BytesPerParam) -> Self {
         Self {
             weights: Bytes(bytes.weights * params),
@@ -137,6 +183,23 @@ mod tests {
 
     const PSI: f64 = 7.5e9;
     const ADAM: BytesPerParam = BytesPerParam::MIXED_PRECISION_ADAM;
+
+    #[test]
+    fn conventions_by_total() {
+        let totals: Vec<f64> = BytesPerParam::CONVENTIONS
+            .iter()
+            .map(|c| c.total())
+            .collect();
+        assert_eq!(totals, [16.0, 18.0, 20.0]);
+        assert_eq!(
+            BytesPerParam::from_total(18),
+            Some(BytesPerParam::FP32_GRADIENTS)
+        );
+        assert_eq!(BytesPerParam::from_total(17), None);
+        for c in BytesPerParam::CONVENTIONS {
+            assert_eq!(c.k(), 12.0);
+        }
+    }
 
     #[test]
     fn sixteen_bytes_per_parameter() {

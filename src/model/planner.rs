@@ -33,6 +33,8 @@ pub struct Plan {
     pub batch: f64,
     /// Memory of one GPU.
     pub capacity: Bytes,
+    /// The training state's convention (16, 18 or 20 bytes a parameter).
+    pub bytes: BytesPerParam,
 }
 
 /// One GPU's memory and traffic under a plan.
@@ -65,7 +67,7 @@ impl Plan {
         let p = self.pipeline.max(1);
         let d = self.data_parallel();
         let slice = self.params / (f64::from(t) * f64::from(p));
-        let state = TrainingState::zero(slice, BytesPerParam::MIXED_PRECISION_ADAM, self.stage, d);
+        let state = TrainingState::zero(slice, self.bytes, self.stage, d);
         let setup = ActivationSetup {
             tensor_parallel: t,
             ..self.activations
@@ -74,7 +76,7 @@ impl Plan {
         let activations = first_stage(&self.arch, &setup, p, Schedule::OneFOneB, m);
         let total = state.total() + activations;
         let tokens = setup.seq * setup.micro_batch;
-        let gradients = Bytes(BytesPerParam::MIXED_PRECISION_ADAM.gradients * slice);
+        let gradients = self.bytes.reduced_gradient_of(slice);
         let data_traffic = data_parallel_sent(gradients, d, self.stage);
         let layers = f64::from(layers_per_stage(self.arch.layers, p));
         let tensor_traffic =
@@ -208,6 +210,7 @@ mod tests {
             },
             batch: 1024.0,
             capacity: Bytes(80e9),
+            bytes: BytesPerParam::MIXED_PRECISION_ADAM,
         }
     }
 

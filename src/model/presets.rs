@@ -376,6 +376,16 @@ pub fn gpu_preset(id: &str) -> Option<&'static GpuPreset> {
     GPUS.iter().find(|preset| preset.id == id)
 }
 
+/// (id, source) of every model preset, for showing where its numbers come from.
+pub fn model_sources() -> Vec<(&'static str, &'static str)> {
+    MODELS.iter().map(|m| (m.id, m.source)).collect()
+}
+
+/// (id, source) of every GPU preset.
+pub fn gpu_sources() -> Vec<(&'static str, &'static str)> {
+    GPUS.iter().map(|g| (g.id, g.source)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,8 @@
 //! The shared parameters every figure reads: model, GPU, tokens and batch
-//! (`shared/spec/figures.md`, "Shared parameters"), with their URL form.
+//! (`shared/spec/figures.md`, "Shared parameters"), with their URL form, and
+//! the training state's bytes a parameter (`bytes`, an addition to the spec).
 
+use super::memory::BytesPerParam;
 use super::presets::{
     gpu_preset, model_preset, Architecture, GpuPreset, ModelPreset, DEFAULT_GPU, DEFAULT_MODEL,
     GPUS, MODELS,
@@ -28,6 +30,8 @@ pub const SEQ: NumberSpec = NumberSpec::whole("seq", 1.0, 10_000_000.0);
 
 pub const DEFAULT_TOKENS: f64 = 2e12;
 pub const DEFAULT_BATCH: f64 = 1024.0;
+/// The values of `bytes`: the training state's bytes a parameter.
+pub const BYTES_CHOICES: [&str; 3] = ["16", "18", "20"];
 
 /// Reaches one field of an architecture.
 type Field = fn(&mut Architecture) -> &mut u32;
@@ -64,6 +68,8 @@ pub struct Scenario {
     pub tokens: f64,
     /// Global batch, in sequences.
     pub batch: f64,
+    /// The training state's convention: 16 (default), 18 or 20 bytes a parameter (`bytes`).
+    pub bytes_per_param: BytesPerParam,
 }
 
 impl Default for Scenario {
@@ -76,6 +82,7 @@ impl Default for Scenario {
             tflops_override: None,
             tokens: DEFAULT_TOKENS,
             batch: DEFAULT_BATCH,
+            bytes_per_param: BytesPerParam::MIXED_PRECISION_ADAM,
         }
     }
 }
@@ -107,6 +114,10 @@ impl Scenario {
             tflops_override: TFLOPS.read_optional(query, gpu.sustained().value() / 1e12, notices),
             tokens: TOKENS.read(query, DEFAULT_TOKENS, notices),
             batch: BATCH.read(query, DEFAULT_BATCH, notices),
+            bytes_per_param: read_choice(query, "bytes", &BYTES_CHOICES, notices)
+                .and_then(|total| total.parse().ok())
+                .and_then(BytesPerParam::from_total)
+                .unwrap_or(BytesPerParam::MIXED_PRECISION_ADAM),
         }
     }
 
@@ -133,6 +144,9 @@ impl Scenario {
         }
         if self.batch != DEFAULT_BATCH {
             put("batch", url_number(self.batch));
+        }
+        if self.bytes_per_param != BytesPerParam::MIXED_PRECISION_ADAM {
+            put("bytes", self.bytes_per_param.total().to_string());
         }
     }
 
@@ -203,6 +217,22 @@ mod tests {
         assert_eq!(scenario, Scenario::default());
         assert_eq!(scenario.params(), 6.74e9);
         assert_eq!(scenario.gpu().sustained(), FlopPerSecond(150e12));
+    }
+
+    #[test]
+    fn bytes_per_parameter_is_read_checked_and_written() {
+        let (scenario, notices) = read("?bytes=18");
+        assert!(notices.is_empty());
+        assert_eq!(scenario.bytes_per_param, BytesPerParam::FP32_GRADIENTS);
+        let mut pairs = Vec::new();
+        scenario.write(&mut pairs);
+        assert_eq!(pairs, [("bytes".to_string(), "18".to_string())]);
+        let (fallback, notices) = read("?bytes=17");
+        assert_eq!(
+            fallback.bytes_per_param,
+            BytesPerParam::MIXED_PRECISION_ADAM
+        );
+        assert_eq!(notices[0].key, "bytes");
     }
 
     #[test]

@@ -70,14 +70,10 @@ pub fn estimate(
     batch: u32,
     rate: FlopPerSecond,
     gpus_per_node: u32,
+    bytes: BytesPerParam,
 ) -> Estimate {
     let model_parallel = f64::from(layout.tensor.max(1)) * f64::from(layout.pipeline.max(1));
-    let state = TrainingState::zero(
-        params / model_parallel,
-        BytesPerParam::MIXED_PRECISION_ADAM,
-        layout.zero,
-        layout.data,
-    );
+    let state = TrainingState::zero(params / model_parallel, bytes, layout.zero, layout.data);
     let micro_batches = layout.micro_batches(batch);
     let bubble = bubble(Schedule::OneFOneB, layout.pipeline, micro_batches, 1);
     let compute = training_flop(params, tokens, false);

@@ -128,25 +128,76 @@ pub fn significant(value: f64, figures: i32) -> String {
 impl fmt::Display for Bytes {
     /// `1,120 GB`, `107.8 GB`, `1.16 GB`, `201 MB`, `34 MB`, `1.1 MB`, `512 KB`, `12 B`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bytes = self.0;
-        let gb = bytes / Self::GB;
-        if gb >= 1000.0 {
-            write!(f, "{} GB", group_thousands(gb))
-        } else if gb >= 10.0 {
-            write!(f, "{gb:.1} GB")
-        } else if gb >= 1.0 {
-            write!(f, "{gb:.2} GB")
-        } else if bytes >= 10e6 {
-            write!(f, "{:.0} MB", bytes / 1e6)
-        } else if bytes >= 1e6 {
-            write!(f, "{:.1} MB", bytes / 1e6)
-        } else if bytes >= 10e3 {
-            write!(f, "{:.0} KB", bytes / 1e3)
-        } else if bytes >= 1e3 {
-            write!(f, "{:.1} KB", bytes / 1e3)
-        } else {
-            write!(f, "{bytes:.0} B")
+        f.write_str(&self.in_unit(ByteUnit::Decimal))
+    }
+}
+
+/// How byte counts are written: GB = 10^9 bytes (the seeds' and the spec's
+/// unit, and the GPU makers'), or GiB = 2^30 bytes (what `nvidia-smi` and
+/// operating systems report).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ByteUnit {
+    #[default]
+    Decimal,
+    Binary,
+}
+
+impl ByteUnit {
+    pub const ALL: [ByteUnit; 2] = [ByteUnit::Decimal, ByteUnit::Binary];
+    /// The values of the `units` URL parameter.
+    pub const IDS: [&'static str; 2] = ["gb", "gib"];
+
+    pub fn id(self) -> &'static str {
+        Self::IDS[self as usize]
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|unit| unit.id() == id)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ByteUnit::Decimal => "GB",
+            ByteUnit::Binary => "GiB",
         }
+    }
+
+    /// The base and the names of its first three powers.
+    fn scale(self) -> (f64, [&'static str; 3]) {
+        match self {
+            ByteUnit::Decimal => (1000.0, ["KB", "MB", "GB"]),
+            ByteUnit::Binary => (1024.0, ["KiB", "MiB", "GiB"]),
+        }
+    }
+}
+
+impl Bytes {
+    /// The count written in `unit`, with the seeds' precision: three
+    /// significant figures from the G unit up (grouped past a thousand),
+    /// whole numbers from ten in the smaller units, one decimal below ten.
+    pub fn in_unit(self, unit: ByteUnit) -> String {
+        let bytes = self.0;
+        let (base, [kilo, mega, giga]) = unit.scale();
+        let g = bytes / (base * base * base);
+        if g >= 1000.0 {
+            return format!("{} {giga}", group_thousands(g));
+        }
+        if g >= 10.0 {
+            return format!("{g:.1} {giga}");
+        }
+        if g >= 1.0 {
+            return format!("{g:.2} {giga}");
+        }
+        for (size, name) in [(base * base, mega), (base, kilo)] {
+            let scaled = bytes / size;
+            if scaled >= 10.0 {
+                return format!("{scaled:.0} {name}");
+            }
+            if scaled >= 1.0 {
+                return format!("{scaled:.1} {name}");
+            }
+        }
+        format!("{bytes:.0} B")
     }
 }
 
@@ -258,6 +309,20 @@ mod tests {
         assert_eq!(Bytes(1.08e6).to_string(), "1.1 MB");
         assert_eq!(Bytes(2.5e3).to_string(), "2.5 KB");
         assert_eq!(Bytes(80e9).capacity_text(), "80 GB");
+        assert_eq!(Bytes(2.5e3).in_unit(ByteUnit::Decimal), "2.5 KB");
+    }
+
+    #[test]
+    fn binary_bytes() {
+        let gib = |bytes: f64| Bytes(bytes).in_unit(ByteUnit::Binary);
+        assert_eq!(gib(26.96e9), "25.1 GiB");
+        assert_eq!(gib(80e9), "74.5 GiB");
+        assert_eq!(gib(1120e9), "1,043 GiB");
+        assert_eq!(gib(1.158e9), "1.08 GiB");
+        assert_eq!(gib(201.3e6), "192 MiB");
+        assert_eq!(gib(1.08e6), "1.0 MiB");
+        assert_eq!(gib(2048.0), "2.0 KiB");
+        assert_eq!(gib(512.0), "512 B");
     }
 
     #[test]

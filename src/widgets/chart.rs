@@ -7,6 +7,7 @@ use plotters::chart::{ChartContext, MeshStyle};
 use plotters::coord::{ranged1d::Ranged, CoordTranslate};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 /// Colours of the shared palette, read from the page's CSS tokens so that
@@ -80,33 +81,42 @@ impl Palette {
     }
 }
 
-/// Parses `#rrggbb`.
-fn hex(text: &str) -> Option<RGBColor> {
-    let digits = text.trim().strip_prefix('#')?;
-    if digits.len() != 6 {
-        return None;
-    }
-    let channel = |i: usize| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok();
-    Some(RGBColor(channel(0)?, channel(2)?, channel(4)?))
+/// Parses a computed colour, `rgb(58, 107, 201)`.
+fn rgb(text: &str) -> Option<RGBColor> {
+    let inner = text.trim().strip_prefix("rgb(")?.strip_suffix(')')?;
+    let mut channels = inner.split(',').map(|c| c.trim().parse::<u8>().ok());
+    let colour = RGBColor(channels.next()??, channels.next()??, channels.next()??);
+    channels.next().is_none().then_some(colour)
 }
 
-/// The palette as the page's CSS currently defines it.
+/// The palette as the page's CSS currently resolves it. The tokens are
+/// `light-dark()` pairs, which a custom property keeps unresolved, so each
+/// is resolved as the colour of a hidden probe element.
 fn page_palette() -> Palette {
     let fallback = Palette::default();
-    let Some(style) = document()
-        .document_element()
-        .and_then(|root| window().get_computed_style(&root).ok().flatten())
+    let document = document();
+    let Some(probe) = document
+        .create_element("span")
+        .ok()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     else {
         return fallback;
     };
+    probe.set_hidden(true);
+    let Some(body) = document.body() else {
+        return fallback;
+    };
+    _ = body.append_child(&probe);
+    let computed = window().get_computed_style(&probe).ok().flatten();
     let token = |name: &str, default: RGBColor| {
-        style
-            .get_property_value(name)
-            .ok()
-            .and_then(|v| hex(&v))
+        _ = probe.style().set_property("color", &format!("var({name})"));
+        computed
+            .as_ref()
+            .and_then(|style| style.get_property_value("color").ok())
+            .and_then(|value| rgb(&value))
             .unwrap_or(default)
     };
-    Palette {
+    let palette = Palette {
         text: token("--text", fallback.text),
         muted: token("--muted", fallback.muted),
         grid: token("--border", fallback.grid),
@@ -116,7 +126,30 @@ fn page_palette() -> Palette {
             token("--optimizer", fallback.series[2]),
             token("--compute", fallback.series[3]),
         ],
+    };
+    probe.remove();
+    palette
+}
+
+/// Calls `changed` whenever the reader's light or dark preference changes;
+/// stops when the returned value is dropped.
+fn watch_colour_scheme(changed: impl Fn() + 'static) -> Option<impl Drop> {
+    struct Listener(web_sys::MediaQueryList, Closure<dyn Fn()>);
+    impl Drop for Listener {
+        fn drop(&mut self) {
+            _ = self
+                .0
+                .remove_event_listener_with_callback("change", self.1.as_ref().unchecked_ref());
+        }
     }
+    let list = window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()?;
+    let callback = Closure::<dyn Fn()>::new(changed);
+    list.add_event_listener_with_callback("change", callback.as_ref().unchecked_ref())
+        .ok()?;
+    Some(Listener(list, callback))
 }
 
 /// How a figure draws its chart: onto a canvas backend, with the page's
@@ -134,13 +167,15 @@ pub fn PlotCanvas(
     label: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    let resized = RwSignal::new(0u32);
-    let handle = window_event_listener(leptos::ev::resize, move |_| {
-        resized.update(|n| *n = n.wrapping_add(1))
-    });
+    // Bumped when the window's size or the reader's colour scheme changes.
+    let redraws = RwSignal::new(0u32);
+    let redraw = move || redraws.update(|n| *n = n.wrapping_add(1));
+    let handle = window_event_listener(leptos::ev::resize, move |_| redraw());
     on_cleanup(move || handle.remove());
+    // Owned by the component: dropped, and so unsubscribed, when it is.
+    StoredValue::new_local(watch_colour_scheme(redraw));
     Effect::new(move |_| {
-        resized.track();
+        redraws.track();
         let Some(element) = canvas.get() else {
             return;
         };
@@ -170,9 +205,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hex_colours() {
-        assert_eq!(hex(" #3a6bc9"), Some(RGBColor(0x3a, 0x6b, 0xc9)));
-        assert_eq!(hex("red"), None);
-        assert_eq!(hex("#12345"), None);
+    fn computed_colours() {
+        assert_eq!(rgb("rgb(58, 107, 201)"), Some(RGBColor(58, 107, 201)));
+        assert_eq!(rgb(" rgb(0,0,0) "), Some(RGBColor(0, 0, 0)));
+        assert_eq!(rgb("rgba(1, 2, 3, 0.5)"), None);
+        assert_eq!(rgb("rgb(1, 2)"), None);
+        assert_eq!(rgb("rgb(1, 2, 3, 4)"), None);
+        assert_eq!(rgb("rgb(256, 2, 3)"), None);
+        assert_eq!(rgb("#3a6bc9"), None);
     }
 }

@@ -15,14 +15,27 @@ pub fn Choice(
     selected: Signal<String>,
     /// Called with the id the reader picks.
     on_change: Callback<String>,
+    /// (id, where its numbers come from) for the options that are presets:
+    /// the selected one's source shows on hover and in a "Source" disclosure.
+    #[prop(optional)]
+    sources: Vec<(&'static str, &'static str)>,
 ) -> impl IntoView {
     let id = format!("control-{param}");
+    let source = Signal::derive(move || {
+        selected.with(|s| {
+            sources
+                .iter()
+                .find(|(id, _)| id == s)
+                .map(|(_, source)| *source)
+        })
+    });
     view! {
         <div class="control control--choice">
             <label class="control__label" for=id.clone()>{label}</label>
             <select
                 id=id
                 class="control__select"
+                title=move || source.get()
                 data-param=param
                 prop:value=move || selected.get()
                 on:change=move |event| on_change.run(event_target_value(&event))
@@ -38,6 +51,12 @@ pub fn Choice(
                     })
                     .collect_view()}
             </select>
+            {move || source.get().map(|source| view! {
+                <details class="control__source">
+                    <summary>"Source"</summary>
+                    <p>{source}</p>
+                </details>
+            })}
         </div>
     }
 }

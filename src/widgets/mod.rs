@@ -16,7 +16,7 @@ pub use choice::Choice;
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
-pub use readout::{InWords, Readout, ReadoutPanel};
+pub use readout::{ByteUnitSetting, InWords, Readout, ReadoutPanel};
 pub use share::Share;
 pub use slider::Slider;
 pub use toggle::Toggle;

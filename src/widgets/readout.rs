@@ -4,6 +4,10 @@
 use leptos::prelude::*;
 
 use crate::figures::ReadoutData;
+use crate::model::units::{ByteUnit, Bytes};
+
+/// The unit the page shows byte counts in, provided by the app (GB when absent).
+pub type ByteUnitSetting = Signal<ByteUnit>;
 
 #[component]
 pub fn Readout(
@@ -11,6 +15,14 @@ pub fn Readout(
     #[prop(into)]
     data: Signal<ReadoutData>,
 ) -> impl IntoView {
+    let unit = use_context::<ByteUnitSetting>().unwrap_or_default();
+    // Byte counts follow the page's unit; `data-value` stays in bytes.
+    let text = move || {
+        data.with(|d| match unit.get() {
+            ByteUnit::Binary if d.bytes => Bytes(d.value).in_unit(ByteUnit::Binary),
+            _ => d.text.clone(),
+        })
+    };
     view! {
         <div
             class="readout"
@@ -18,7 +30,7 @@ pub fn Readout(
             data-value=move || data.with(|d| d.value.to_string())
         >
             <span class="readout__label">{move || data.with(|d| d.label.clone())}</span>
-            <span class="readout__value">{move || data.with(|d| d.text.clone())}</span>
+            <span class="readout__value">{text}</span>
         </div>
     }
 }

@@ -3,9 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, readouts, ready, useApp } from './harness.mjs';
+import { FIGURES, open, readouts, ready, useApp } from './harness.mjs';
 
-const FIGURES = ['why', 'dp', 'zero', 'tp', 'pp', '3d', 'planner', 'bubble', 'checkpoint'];
 const AXE = await readFile(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
 const app = useApp();
@@ -13,10 +12,11 @@ const app = useApp();
 for (const colorScheme of ['light', 'dark']) {
   test(`axe finds no serious or critical violation, ${colorScheme} theme`, async () => {
     const found = {};
-    for (const query of ['', ...FIGURES.map((f) => `?fig=${f}`)]) {
+    for (const query of ['', ...FIGURES.map((f) => `?fig=${f}`), 'embed.html']) {
       // The page's CSP forbids inline scripts, axe's included; the audit bypasses it.
       const { page, close } = await open(app.browser, app.server.base + query, { colorScheme, bypassCSP: true });
-      await ready(page);
+      if (query === 'embed.html') await page.locator('iframe').first().waitFor();
+      else await ready(page);
       await page.addScriptTag({ content: AXE });
       const violations = await page.evaluate(async () =>
         (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => ({

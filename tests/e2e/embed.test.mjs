@@ -3,7 +3,7 @@
 // ignores messages from the page around it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, press, readouts, ready, useApp } from './harness.mjs';
+import { FIGURES, open, press, readouts, ready, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -126,4 +126,109 @@ test('an embedded figure ignores whatever the page around it posts to it', async
   assert.equal(await frame.locator('.crash, img').count(), 0);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('a second visit works with the network cut, at any address of the page', async () => {
+  const context = await app.browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(`${app.server.base}?fig=pp`);
+  await ready(page);
+  // The service worker has cached the page and every file it names.
+  await page.waitForFunction(async () => {
+    const keys = await (await caches.open('parallax')).keys();
+    return keys.some((request) => request.url.endsWith('.wasm')) && keys.some((request) => request.url.endsWith('.css'));
+  });
+  await context.setOffline(true);
+  await page.goto(`${app.server.base}?fig=zero&gpus=16&stage=3`);
+  await ready(page);
+  const found = await readouts(page);
+  // ZeRO-3 on 16 GPUs: 16 bytes x 6.74B parameters / 16.
+  assert.ok(Math.abs(found['state-per-gpu'].value - 6.74e9) < 1, String(found['state-per-gpu'].value));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('embed.html lists every figure with every parameter its controls write, and previews it', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}embed.html`);
+  const listed = await page.$$eval('section[data-figure]', (sections) =>
+    Object.fromEntries(sections.map((s) => [s.dataset.figure, [...s.querySelectorAll('.params code')].map((c) => c.textContent)])),
+  );
+  const shared = await page.$$eval('main > ul.params code', (codes) => codes.map((c) => c.textContent));
+  assert.deepEqual(Object.keys(listed), FIGURES);
+  for (const figure of FIGURES) {
+    const view = await app.browser.newPage();
+    await view.goto(`${app.server.base}?fig=${figure}`);
+    await ready(view);
+    const keys = await view.$$eval('[data-param]', (els) => [...new Set(els.map((el) => el.dataset.param))]);
+    for (const key of keys) assert.ok(listed[figure].includes(key) || shared.includes(key), `${figure}: ${key} is not on embed.html`);
+    await view.close();
+  }
+  const preview = page.frameLocator('#why iframe');
+  await preview.locator('[data-readout="training-state"]').waitFor();
+  assert.equal(await preview.locator('[data-readout="training-state"] .readout__value').textContent(), '107.8 GB');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('every figure: a non-default address, its share link and its embed code all show the same readouts', async () => {
+  const queries = {
+    why: 'tokens=750B&model=llama3-70b&bytes=18',
+    dp: 'gpus=16&link=nvlink&units=gib',
+    zero: 'gpus=32&stage=2&bytes=20',
+    tp: 'tp=2&link=network&theme=dark',
+    pp: 'pp=6&micro=12&schedule=1f1b',
+    '3d': 'tp=4&pp=8&dp=16&zero=3&bytes=18',
+    planner: 'params=175B&gpus=1024&stage=1&tp=8&pp=8&recompute=selective',
+    bubble: 'pp=8&micro=12&schedule=interleaved',
+    // The lab's measured readouts are timings; its prediction is what a link must carry.
+    checkpoint: 'layers=16&every=4',
+  };
+  const picked = (all, figure) => (figure === 'checkpoint' ? { 'activation-memory': all['activation-memory'] } : all);
+  for (const figure of FIGURES) {
+    const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=${figure}&${queries[figure]}`);
+    await ready(page);
+    const before = picked(await readouts(page), figure);
+    await page.locator('.share__summary').click();
+    const [link, snippet] = await page.locator('.share__text').evaluateAll((fields) => fields.map((f) => f.value));
+    for (const pair of queries[figure].split('&')) {
+      assert.ok(link.includes(pair) && snippet.includes(pair), `${figure}: ${pair} is in the link and the snippet`);
+    }
+    const shared = await open(app.browser, link);
+    await ready(shared.page);
+    assert.deepEqual(picked(await readouts(shared.page, `[id="${figure}"]`), figure), before, `${figure}: the share link`);
+    const embedded = await open(app.browser, snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&'));
+    await ready(embedded.page);
+    assert.deepEqual(picked(await readouts(embedded.page), figure), before, `${figure}: the embed code`);
+    assert.deepEqual([...errors, ...shared.errors, ...embedded.errors], [], figure);
+    await Promise.all([close(), shared.close(), embedded.close()]);
+  }
+});
+
+test('settings: GiB readouts keep their bytes, 18 bytes a parameter reaches every figure, a theme is fixed', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why&units=gib&bytes=18&theme=dark`);
+  await ready(page);
+  const found = await readouts(page);
+  // Llama 2 7B: 18 x 6.74e9 bytes = 121.32 GB = 113.0 GiB.
+  assert.equal(found['training-state'].value, 18 * 6.74e9);
+  assert.equal(found['training-state'].text, '113.0 GiB');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(background, 'rgb(19, 20, 24)');
+  await close();
+  // On the full page the convention is set once for every figure.
+  const full = await open(app.browser, app.server.base);
+  await ready(full.page);
+  await full.page.locator('.settings__summary').click();
+  await full.page.locator('label[for="control-bytes-20"]').click();
+  const after = await readouts(full.page);
+  assert.equal(after['training-state'].value, 20 * 6.74e9);
+  // dp's gradient to all-reduce is now fp32: 4 bytes a parameter.
+  assert.equal((await readouts(full.page, '#dp'))['gradient-size'].value, 4 * 6.74e9);
+  await urlMatching(full.page, /bytes=20/);
+  await full.page.locator('label[for="control-units-gib"]').click();
+  assert.match((await readouts(full.page, '#zero'))['state-per-gpu'].text, / GiB$/);
+  assert.deepEqual([...errors, ...full.errors], []);
+  await full.close();
 });

@@ -14,6 +14,9 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 /** The sub-path dist/ is served from, to prove asset URLs are relative. */
 export const PREFIX = '/courses/parallax/';
 
+/** Every figure's slug, in the page's order. */
+export const FIGURES = ['why', 'dp', 'zero', 'tp', 'pp', '3d', 'planner', 'bubble', 'checkpoint'];
+
 /** A page outside dist/, for embedding tests. */
 export const HOST_PAGE = '/course-host/';
 
