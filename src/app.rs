@@ -371,7 +371,7 @@ fn FigureShare(
     let url = move |route: Route| page_url(&route.search(id, &figures.pairs(id), settings()));
     let link = Signal::derive(move || url(Route::Explainer { step: id }));
     let embed = Signal::derive(move || url(Route::Embed(id)));
-    view! { <Share link=link embed=embed title=id.title()/> }
+    view! { <Share link=link embed=embed title=id.title() slug=id.slug()/> }
 }
 
 fn scroll_to(id: &str) {

@@ -3,6 +3,7 @@
 
 mod chart;
 mod choice;
+mod export;
 mod notices;
 mod number_input;
 mod question;

@@ -1,10 +1,13 @@
 //! "Share": the link to a figure's current state and an `<iframe>` snippet
 //! for course pages, each with a copy button that works without the
-//! clipboard API (it selects the text instead and says so).
+//! clipboard API (it selects the text instead and says so), and the figure
+//! saved as an SVG or a PNG file.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlTextAreaElement;
+
+use super::export;
 
 /// Height the iframe snippet proposes, in CSS pixels; the embedded page also
 /// reports its real height (see the README).
@@ -93,14 +96,45 @@ pub fn Share(
     embed: Signal<String>,
     /// The figure's title, for the iframe's `title`.
     title: &'static str,
+    /// The figure's slug, naming the saved files (`parallax-<slug>.svg`).
+    slug: &'static str,
 ) -> impl IntoView {
     let snippet =
         Signal::derive(move || iframe_snippet(&embed.get(), &format!("Parallax: {title}")));
+    let status = RwSignal::new(String::new());
+    let name = format!("parallax-{slug}");
+    // The figure is the section around this control.
+    let section = move |event: &leptos::ev::MouseEvent| {
+        event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|button| button.closest("section.figure").ok().flatten())
+    };
+    let svg_name = name.clone();
+    let save_svg = move |event: leptos::ev::MouseEvent| {
+        if let Some(figure) = section(&event) {
+            status.set(export::save_svg(&figure, &svg_name));
+        }
+    };
+    let save_png = move |event: leptos::ev::MouseEvent| {
+        if let Some(figure) = section(&event) {
+            status.set("Drawing the PNG…".to_string());
+            let name = name.clone();
+            leptos::task::spawn_local(async move {
+                status.set(export::save_png(figure, name).await);
+            });
+        }
+    };
     view! {
         <details class="share">
             <summary class="share__summary">"Share or embed"</summary>
             <CopyField label="Link" text=link rows=2/>
             <CopyField label="Embed code" text=snippet rows=3/>
+            <div class="share__actions share__files">
+                <button type="button" class="button" on:click=save_svg>"Save as SVG"</button>
+                <button type="button" class="button" on:click=save_png>"Save as PNG"</button>
+                <span class="share__status" role="status">{move || status.get()}</span>
+            </div>
         </details>
     }
 }

@@ -1,6 +1,7 @@
 // Sharing and embedding: the share link reproduces a figure's state, the
 // iframe snippet embeds it, an embedded figure reports its height and
 // ignores messages from the page around it.
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIGURES, open, press, readouts, ready, urlMatching, useApp } from './harness.mjs';
@@ -231,4 +232,45 @@ test('settings: GiB readouts keep their bytes, 18 bytes a parameter reaches ever
   assert.match((await readouts(full.page, '#zero'))['state-per-gpu'].text, / GiB$/);
   assert.deepEqual([...errors, ...full.errors], []);
   await full.close();
+});
+
+test('each figure saves as an SVG that parses and holds its labels, and as a PNG of the stated size', async () => {
+  for (const figure of FIGURES) {
+    const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=${figure}`);
+    await ready(page);
+    if (figure === 'checkpoint') await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60_000 });
+    await page.locator('.share__summary').click();
+    const labels = await page.$$eval('.readout__label', (els) => els.map((el) => el.textContent));
+    const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as SVG' }).click()]);
+    assert.equal(svgDownload.suggestedFilename(), `parallax-${figure}.svg`);
+    const svg = await readFile(await svgDownload.path(), 'utf8');
+    // Parsed in a blank page: the app's CSP would report the file's <style> as inline style.
+    const blank = await app.browser.newPage();
+    const parsed = await blank.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      return { error: doc.querySelector('parsererror')?.textContent ?? null, root: doc.documentElement.localName, text: doc.documentElement.textContent };
+    }, svg);
+    await blank.close();
+    assert.equal(parsed.error, null, figure);
+    assert.equal(parsed.root, 'svg');
+    for (const label of labels) assert.ok(parsed.text.includes(label), `${figure}: the SVG holds "${label}"`);
+    assert.ok(!parsed.text.includes('Share or embed'), `${figure}: the share panel is left out`);
+    const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as PNG' }).click()]);
+    assert.equal(pngDownload.suggestedFilename(), `parallax-${figure}.png`);
+    await page.waitForFunction(() => /^Saved parallax-.*\.png/.test(document.querySelector('.share__files .share__status').textContent));
+    const [, width, height] = (await page.locator('.share__files .share__status').textContent()).match(/(\d[\d,]*) × (\d[\d,]*) px/);
+    const png = await readFile(await pngDownload.path());
+    // The PNG header's IHDR chunk holds the width and height.
+    assert.equal(png.toString('latin1', 1, 4), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [Number(width.replace(',', '')), Number(height.replace(',', ''))], figure);
+    const decoded = await page.evaluate(async (base64) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${base64}`;
+      await image.decode();
+      return [image.naturalWidth, image.naturalHeight];
+    }, png.toString('base64'));
+    assert.deepEqual(decoded, [png.readUInt32BE(16), png.readUInt32BE(20)]);
+    assert.deepEqual(errors, [], figure);
+    await close();
+  }
 });

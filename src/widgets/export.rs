@@ -1,0 +1,247 @@
+//! A figure saved as a file: an SVG that wraps the figure as the page drew
+//! it (its markup, the page's own style sheets, each chart canvas as an
+//! image) and a PNG rendered from that SVG at the screen's pixel ratio.
+//! Both come from the same view, and so from the same `data()`, as the
+//! figure on the page.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    CssStyleSheet, Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement,
+    HtmlInputElement,
+};
+
+/// Parts of a figure's section that are about the page, not the figure.
+const LEFT_OUT: &str = ".share, .settings__item, .step__text, .step__pager, .control__source";
+
+/// An SVG file's text and its size in CSS pixels.
+pub struct FigureSvg {
+    pub text: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Escapes text for an XML attribute or character data.
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Every rule of the page's own style sheets, as one text.
+fn page_css(document: &web_sys::Document) -> String {
+    let sheets = document.style_sheets();
+    let mut css = String::new();
+    for index in 0..sheets.length() {
+        let Some(sheet) = sheets
+            .item(index)
+            .and_then(|s| s.dyn_into::<CssStyleSheet>().ok())
+        else {
+            continue;
+        };
+        let Ok(rules) = sheet.css_rules() else {
+            continue;
+        };
+        for rule in (0..rules.length()).filter_map(|i| rules.item(i)) {
+            css.push_str(&rule.css_text());
+            css.push('\n');
+        }
+    }
+    css
+}
+
+/// The colour scheme the page shows now, so the file looks the same.
+fn current_scheme(document: &web_sys::Document) -> &'static str {
+    let fixed = document
+        .document_element()
+        .and_then(|root| root.get_attribute("data-theme"));
+    let dark = match fixed.as_deref() {
+        Some("dark") => true,
+        Some(_) => false,
+        None => web_sys::window()
+            .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+            .is_some_and(|list| list.matches()),
+    };
+    if dark {
+        "dark"
+    } else {
+        "light"
+    }
+}
+
+/// The height `copy` takes at `width` CSS pixels, laid out off screen
+/// (what was left out of it no longer takes room).
+fn measured_height(document: &web_sys::Document, copy: &Element, width: f64) -> Option<f64> {
+    let holder: web_sys::HtmlElement = document.create_element("div").ok()?.dyn_into().ok()?;
+    // Through the CSS object model: a style attribute would break the page's CSP.
+    let style = holder.style();
+    for (property, value) in [
+        ("position", "absolute".to_string()),
+        ("left", "-100000px".to_string()),
+        ("top", "0".to_string()),
+        ("width", format!("{width}px")),
+    ] {
+        _ = style.set_property(property, &value);
+    }
+    document.body()?.append_child(&holder).ok()?;
+    holder.append_child(copy).ok()?;
+    let height = copy.get_bounding_client_rect().height();
+    holder.remove();
+    Some(height)
+}
+
+/// The figure in `section` as a standalone SVG document.
+pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
+    let document = section.owner_document()?;
+    let copy: Element = section.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
+    // A clone's canvases are blank: put each original's pixels in its place.
+    let originals = section.query_selector_all("canvas").ok()?;
+    let copies = copy.query_selector_all("canvas").ok()?;
+    for index in 0..copies.length() {
+        let (Some(original), Some(blank)) = (originals.item(index), copies.item(index)) else {
+            continue;
+        };
+        let original: HtmlCanvasElement = original.dyn_into().ok()?;
+        let blank: Element = blank.dyn_into().ok()?;
+        let image = document.create_element("img").ok()?;
+        _ = image.set_attribute("src", &original.to_data_url().ok()?);
+        _ = image.set_attribute(
+            "alt",
+            &blank.get_attribute("aria-label").unwrap_or_default(),
+        );
+        _ = image.set_attribute("class", "plot-canvas");
+        _ = image.set_attribute("width", &original.client_width().to_string());
+        _ = blank.replace_with_with_node_1(&image);
+    }
+    // Markup keeps attributes only: write each control's state into them.
+    let inputs = copy.query_selector_all("input").ok()?;
+    for index in 0..inputs.length() {
+        let Some(input) = inputs
+            .item(index)
+            .and_then(|n| n.dyn_into::<HtmlInputElement>().ok())
+        else {
+            continue;
+        };
+        // Nameless, so the copy's radios never join the page's radio groups
+        // while it is measured.
+        _ = input.remove_attribute("name");
+        if matches!(input.type_().as_str(), "radio" | "checkbox") {
+            if input.checked() {
+                _ = input.set_attribute("checked", "");
+            } else {
+                _ = input.remove_attribute("checked");
+            }
+        } else {
+            _ = input.set_attribute("value", &input.value());
+        }
+    }
+    let left_out = copy.query_selector_all(LEFT_OUT).ok()?;
+    for index in 0..left_out.length() {
+        if let Some(node) = left_out
+            .item(index)
+            .and_then(|n| n.dyn_into::<Element>().ok())
+        {
+            node.remove();
+        }
+    }
+    let width = section.get_bounding_client_rect().width().ceil();
+    let height = measured_height(&document, &copy, width)?;
+    let markup = web_sys::XmlSerializer::new()
+        .ok()?
+        .serialize_to_string(&copy)
+        .ok()?;
+    let (width, height) = (width as u32, height.ceil() as u32);
+    let text = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" data-theme=\"{scheme}\">\
+         <foreignObject width=\"100%\" height=\"100%\">\
+         <div xmlns=\"http://www.w3.org/1999/xhtml\" class=\"export\">\
+         <style>{css}\n.export {{ background: var(--bg); color: var(--text); \
+         font: 16px/1.5 var(--font-body); }}</style>{markup}</div></foreignObject></svg>",
+        scheme = current_scheme(&document),
+        css = xml_escape(&page_css(&document)),
+    );
+    Some(FigureSvg {
+        text,
+        width,
+        height,
+    })
+}
+
+/// Offers `href` to the reader as a file called `name`.
+fn download(href: &str, name: &str) -> Option<()> {
+    let document = web_sys::window()?.document()?;
+    let link: HtmlAnchorElement = document.create_element("a").ok()?.dyn_into().ok()?;
+    link.set_href(href);
+    link.set_download(name);
+    link.click();
+    Some(())
+}
+
+fn svg_data_url(svg: &FigureSvg) -> String {
+    format!(
+        "data:image/svg+xml;charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(&svg.text))
+    )
+}
+
+/// Saves the figure in `section` as `name.svg`; says what was saved.
+pub fn save_svg(section: &Element, name: &str) -> String {
+    match figure_svg(section)
+        .and_then(|svg| download(&svg_data_url(&svg), &format!("{name}.svg")).map(|()| svg))
+    {
+        Some(svg) => format!("Saved {name}.svg, {} × {} px.", svg.width, svg.height),
+        None => "This browser could not make the SVG.".to_string(),
+    }
+}
+
+/// Saves the figure in `section` as `name.png` at the screen's pixel ratio;
+/// says what was saved, with the image's size in pixels.
+pub async fn save_png(section: Element, name: String) -> String {
+    match render_png(&section, &name).await {
+        Ok((width, height)) => format!("Saved {name}.png, {width} × {height} px."),
+        Err(_) => "This browser could not make the PNG.".to_string(),
+    }
+}
+
+async fn render_png(section: &Element, name: &str) -> Result<(u32, u32), JsValue> {
+    let svg = figure_svg(section).ok_or(JsValue::NULL)?;
+    let document = section.owner_document().ok_or(JsValue::NULL)?;
+    let image: HtmlImageElement = document.create_element("img")?.dyn_into()?;
+    image.set_src(&svg_data_url(&svg));
+    wasm_bindgen_futures::JsFuture::from(image.decode()).await?;
+    let scale = web_sys::window()
+        .map_or(1.0, |w| w.device_pixel_ratio())
+        .max(1.0);
+    let (width, height) = (
+        (f64::from(svg.width) * scale).round() as u32,
+        (f64::from(svg.height) * scale).round() as u32,
+    );
+    let canvas: HtmlCanvasElement = document.create_element("canvas")?.dyn_into()?;
+    canvas.set_width(width);
+    canvas.set_height(height);
+    let context: web_sys::CanvasRenderingContext2d =
+        canvas.get_context("2d")?.ok_or(JsValue::NULL)?.dyn_into()?;
+    context.draw_image_with_html_image_element_and_dw_and_dh(
+        &image,
+        0.0,
+        0.0,
+        f64::from(width),
+        f64::from(height),
+    )?;
+    download(&canvas.to_data_url()?, &format!("{name}.png")).ok_or(JsValue::NULL)?;
+    Ok((width, height))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_for_xml() {
+        assert_eq!(
+            xml_escape("a > b & \"c\" <d>"),
+            "a &gt; b &amp; &quot;c&quot; &lt;d&gt;"
+        );
+    }
+}
