@@ -161,10 +161,16 @@ async function sweepControls([steps, only]) {
     }
   }
   const results = [];
+  // Untimed changes first, so the engine has compiled the paths the sweep takes.
+  const WARM_UP = 5;
   for (const control of controls) {
+    for (let i = 0; i < WARM_UP; i += 1) {
+      control.set(i);
+      await nextTask();
+    }
     const times = [];
     let unchanged = 0;
-    for (let i = 0; i < steps; i += 1) {
+    for (let i = WARM_UP; i < WARM_UP + steps; i += 1) {
       // Start just after a frame has been drawn, outside the frame's own work.
       await frame();
       await nextTask();
@@ -182,6 +188,13 @@ async function sweepControls([steps, only]) {
   return results;
 }
 
+/** Waits for the checkpointing lab's first experiment (run on load) to finish, where there is one. */
+async function labSettled(page) {
+  if (await page.locator('.fig-lab__status').count()) {
+    await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60_000 });
+  }
+}
+
 async function throttled(page, rate) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
@@ -196,6 +209,7 @@ export async function responsiveness(browser, base, { rate, steps, pages = SWEEP
     const page = await context.newPage();
     await page.goto(`${base}?${query}`);
     await ready(page);
+    await labSettled(page);
     await throttled(page, rate);
     const results = await page.evaluate(sweepControls, [steps, only ?? null]);
     const times = results.flatMap((r) => r.times);
@@ -246,6 +260,7 @@ export async function drags(browser, base, { rate, moves, pages = SWEEP_PAGES.sl
     const page = await context.newPage();
     await page.goto(`${base}?${query}`);
     await ready(page);
+    await labSettled(page);
     await throttled(page, rate);
     const sliders = page.locator('input[type=range]');
     const count = await sliders.count();

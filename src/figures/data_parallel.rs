@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::preset_choices::PresetChoices;
+
 use super::ReadoutData;
 use crate::model::comm::{ring_allreduce_sent, transfer_time, Link};
 use crate::model::compute::training_flop;
@@ -300,6 +302,7 @@ pub fn DpFigure(
                 selected=Signal::derive(move || params.with(|p| p.link.id().to_string()))
                 on_change=set_link
             />
+            <PresetChoices params=params/>
         </div>
         <div class="figure__diagram fig-dp">
             <p class="fig-dp__caption">{move || data.with(|d| d.batch_caption.clone())}</p>

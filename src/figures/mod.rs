@@ -11,6 +11,7 @@ pub mod data_parallel;
 pub mod memory_bar;
 pub mod pipeline_parallel;
 pub mod planner;
+pub mod preset_choices;
 pub mod tensor_parallel;
 pub mod three_d;
 pub mod why;
@@ -22,6 +23,35 @@ use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::Bytes;
+
+/// A figure's parameters that hold the shared scenario (model, GPU, run size).
+pub trait HasScenario {
+    fn scenario(&self) -> &Scenario;
+    fn scenario_mut(&mut self) -> &mut Scenario;
+}
+
+macro_rules! has_scenario {
+    ($($params:ty),*) => {$(
+        impl HasScenario for $params {
+            fn scenario(&self) -> &Scenario {
+                &self.scenario
+            }
+            fn scenario_mut(&mut self) -> &mut Scenario {
+                &mut self.scenario
+            }
+        }
+    )*};
+}
+
+has_scenario!(
+    why::WhyParams,
+    data_parallel::DpParams,
+    zero::ZeroParams,
+    tensor_parallel::TpParams,
+    pipeline_parallel::PpParams,
+    three_d::ThreeDParams,
+    planner::PlannerParams
+);
 
 /// A readout as a figure's `data()` computes it: the contract of
 /// `shared/spec/figures.md` (`data-readout`, `data-value`, formatted text).
@@ -232,15 +262,17 @@ impl FigureSet {
 
     /// Sets the training state's convention in every figure that holds a training state.
     pub fn set_bytes_per_param(&self, bytes: BytesPerParam) {
-        let set = |scenario: &mut Scenario| scenario.bytes_per_param = bytes;
-        self.why.update(|p| set(&mut p.scenario));
-        self.dp.update(|p| set(&mut p.scenario));
-        self.zero.update(|p| set(&mut p.scenario));
-        self.tp.update(|p| set(&mut p.scenario));
-        self.pp.update(|p| set(&mut p.scenario));
-        self.three_d.update(|p| set(&mut p.scenario));
-        self.planner.update(|p| set(&mut p.scenario));
-        self.bubble.update(|p| set(&mut p.scenario));
+        fn set<P: HasScenario + Send + Sync + 'static>(params: RwSignal<P>, bytes: BytesPerParam) {
+            params.update(|p| p.scenario_mut().bytes_per_param = bytes);
+        }
+        set(self.why, bytes);
+        set(self.dp, bytes);
+        set(self.zero, bytes);
+        set(self.tp, bytes);
+        set(self.pp, bytes);
+        set(self.three_d, bytes);
+        set(self.planner, bytes);
+        set(self.bubble, bytes);
     }
 
     /// One figure's parameters as URL pairs (a tracked read).

@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::preset_choices::PresetChoices;
+
 use super::ReadoutData;
 use crate::model::activations::hidden_state;
 use crate::model::memory::TrainingState;
@@ -444,6 +446,7 @@ pub fn PpFigure(
         <div class="figure__controls">
             <StageControls params=params/>
             <ScheduleControls params=params/>
+            <PresetChoices params=params gpu=false/>
         </div>
         <div class="figure__diagram fig-pp">
             <Timeline data=data/>

@@ -5,14 +5,14 @@
 
 use leptos::prelude::*;
 
+use super::preset_choices::PresetChoices;
+
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::ReadoutData;
 use crate::model::activations::{ActivationSetup, Recompute};
 use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
 use crate::model::planner::{fixes, Fix, Plan, MAX_GPUS};
-use crate::model::presets::{
-    gpu_sources, model_preset, model_sources, nearest_model, GPUS as GPU_PRESETS, MODELS,
-};
+use crate::model::presets::{model_preset, model_sources, nearest_model, MODELS};
 use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, PARAMS, SEQ};
 use crate::model::units::{group_thousands, Bytes, Count};
@@ -346,15 +346,6 @@ pub fn PlannerFigure(
     let check_micro = Callback::new(|value: f64| MICRO_BATCH.check(value));
     let set_micro =
         Callback::new(move |value: f64| params.update(|p| p.micro_batch = value as u32));
-    let gpu_options: Vec<(&'static str, String)> = GPU_PRESETS
-        .iter()
-        .map(|g| (g.id, g.name.to_string()))
-        .collect();
-    let set_gpu = Callback::new(move |id: String| {
-        if let Some(gpu) = crate::model::presets::gpu_preset(&id) {
-            params.update(|p| p.scenario.gpu = gpu);
-        }
-    });
     let options = |ids: &[&str]| {
         ids.iter()
             .map(|d| (d.to_string(), d.to_string()))
@@ -400,7 +391,7 @@ pub fn PlannerFigure(
                 check=check_gpus
                 on_change=set_gpus
             />
-            <Choice label="GPU" param="gpu" options=gpu_options sources=gpu_sources() selected=Signal::derive(move || params.with(|p| p.scenario.gpu.id.to_string())) on_change=set_gpu/>
+            <PresetChoices params=params model=false/>
             <Toggle label="ZeRO stage" param="stage" options=stages
                 selected=Signal::derive(move || params.with(|p| p.stage.index().to_string()))
                 on_change=set(|p, id| p.stage = id.parse().ok().and_then(ZeroStage::from_index).unwrap_or(p.stage))/>

@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::preset_choices::PresetChoices;
+
 use super::ReadoutData;
 use crate::model::comm::{transfer_time, Link};
 use crate::model::memory::TrainingState;
@@ -231,6 +233,7 @@ pub fn TpFigure(
                 selected=Signal::derive(move || params.with(|p| p.link.id().to_string()))
                 on_change=set_link
             />
+            <PresetChoices params=params/>
         </div>
         <div class="figure__diagram fig-tp">
             {move || data.with(|d| {

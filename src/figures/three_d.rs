@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::preset_choices::PresetChoices;
+
 use super::ReadoutData;
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::stage_layers;
@@ -332,6 +334,7 @@ pub fn ThreeDFigure(
                 text=Signal::derive(move || group_thousands(replicas.get()))
                 on_input=set_replicas
             />
+            <PresetChoices params=params/>
         </div>
         <div class="figure__diagram fig-3d">
             <p class="fig-3d__caption">

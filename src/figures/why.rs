@@ -5,14 +5,14 @@
 use leptos::prelude::*;
 
 use super::memory_bar::{MemoryBar, MemoryBarData};
+use super::preset_choices::PresetChoices;
 use super::ReadoutData;
 use crate::model::compute::{training_flop, training_time};
 use crate::model::memory::{fits, TrainingState};
-use crate::model::presets::{gpu_sources, model_sources, GPUS, MODELS};
 use crate::model::query::{Notice, Query};
 use crate::model::scenario::{Scenario, TOKENS};
 use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
-use crate::widgets::{Choice, InWords, Readout, ReadoutPanel, Slider};
+use crate::widgets::{InWords, Readout, ReadoutPanel, Slider};
 
 /// The GPU counts the time bars compare.
 pub const GPU_COUNTS: [u32; 3] = [1, 64, 1024];
@@ -226,20 +226,6 @@ pub fn WhyFigure(
             params.update(|p| p.scenario.tokens = value);
         }
     });
-    let model_options: Vec<(&'static str, String)> =
-        MODELS.iter().map(|m| (m.id, m.name.to_string())).collect();
-    let gpu_options: Vec<(&'static str, String)> =
-        GPUS.iter().map(|g| (g.id, g.name.to_string())).collect();
-    let set_model = Callback::new(move |id: String| {
-        if let Some(model) = crate::model::presets::model_preset(&id) {
-            params.update(|p| p.scenario.model = model);
-        }
-    });
-    let set_gpu = Callback::new(move |id: String| {
-        if let Some(gpu) = crate::model::presets::gpu_preset(&id) {
-            params.update(|p| p.scenario.gpu = gpu);
-        }
-    });
     view! {
         <div class="figure__controls">
             <Slider
@@ -252,22 +238,7 @@ pub fn WhyFigure(
                 text=Signal::derive(move || Count(tokens.get()).to_string())
                 on_input=set_tokens
             />
-            <Choice
-                label="Model"
-                param="model"
-                options=model_options
-                sources=model_sources()
-                selected=Signal::derive(move || params.with(|p| p.scenario.model.id.to_string()))
-                on_change=set_model
-            />
-            <Choice
-                label="GPU"
-                param="gpu"
-                options=gpu_options
-                sources=gpu_sources()
-                selected=Signal::derive(move || params.with(|p| p.scenario.gpu.id.to_string()))
-                on_change=set_gpu
-            />
+            <PresetChoices params=params/>
         </div>
         <div class="figure__diagram fig-why">
             <p class="fig-why__caption">{move || data.with(|d| d.state_caption.clone())}</p>

@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::preset_choices::PresetChoices;
+
 use super::ReadoutData;
 use crate::model::comm::data_parallel_sent;
 use crate::model::memory::{fits, TrainingState, ZeroStage};
@@ -237,6 +239,7 @@ pub fn ZeroFigure(
                 selected=Signal::derive(move || params.with(|p| p.stage.index().to_string()))
                 on_change=set_stage
             />
+            <PresetChoices params=params/>
         </div>
         <div class="figure__diagram fig-zero">
             <p class="fig-zero__caption">"What GPU 0 keeps of each tensor group (solid), and the shards other GPUs keep (hatched)"</p>

@@ -21,7 +21,8 @@ pub fn Choice(
     sources: Vec<(&'static str, &'static str)>,
 ) -> impl IntoView {
     let id = format!("control-{param}");
-    let source = Signal::derive(move || {
+    // A memo: the disclosure is rebuilt only when the source itself changes.
+    let source = Memo::new(move |_| {
         selected.with(|s| {
             sources
                 .iter()
