@@ -34,9 +34,10 @@ export const SWEEP_PAGES = FIGURES.map((figure) => ({ name: figure, query: `fig=
   { name: '3d largest', query: 'fig=3d&tp=8&pp=16&dp=64', only: ['dp', 'zero'] },
 ]);
 
+/** The p-th percentile of the finite values (a run that could not read one gives NaN). */
 export function percentile(values, p) {
-  if (!values.length) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::HasScenario;
 use crate::model::presets::{gpu_preset, gpu_sources, model_preset, model_sources, GPUS, MODELS};
+use crate::model::scenario::Scenario;
 use crate::widgets::Choice;
 
 #[component]
@@ -21,41 +22,52 @@ pub fn PresetChoices<P>(
 where
     P: HasScenario + Send + Sync + 'static,
 {
-    let model_choice = model.then(|| {
-        let options = MODELS.iter().map(|m| (m.id, m.name.to_string())).collect();
-        let set_model = Callback::new(move |id: String| {
-            if let Some(model) = model_preset(&id) {
-                params.update(|p| p.scenario_mut().model = model);
-            }
-        });
+    // One choice: its presets as (id, name), their sources, the scenario's
+    // current id, and how a picked id changes the scenario.
+    let choice = move |label: &'static str,
+                       param: &'static str,
+                       options: Vec<(&'static str, String)>,
+                       sources: Vec<(&'static str, &'static str)>,
+                       current: fn(&Scenario) -> &'static str,
+                       pick: fn(&mut Scenario, &str)| {
         view! {
             <Choice
-                label="Model"
-                param="model"
+                label=label
+                param=param
                 options=options
-                sources=model_sources()
-                selected=Memo::new(move |_| params.with(|p| p.scenario().model.id.to_string()))
-                on_change=set_model
+                sources=sources
+                selected=Memo::new(move |_| params.with(|p| current(p.scenario()).to_string()))
+                on_change=Callback::new(move |id: String| params.update(|p| pick(p.scenario_mut(), &id)))
             />
         }
+    };
+    let model_choice = model.then(|| {
+        choice(
+            "Model",
+            "model",
+            MODELS.iter().map(|m| (m.id, m.name.to_string())).collect(),
+            model_sources(),
+            |s| s.model.id,
+            |s, id| {
+                if let Some(model) = model_preset(id) {
+                    s.model = model;
+                }
+            },
+        )
     });
     let gpu_choice = gpu.then(|| {
-        let options = GPUS.iter().map(|g| (g.id, g.name.to_string())).collect();
-        let set_gpu = Callback::new(move |id: String| {
-            if let Some(gpu) = gpu_preset(&id) {
-                params.update(|p| p.scenario_mut().gpu = gpu);
-            }
-        });
-        view! {
-            <Choice
-                label="GPU"
-                param="gpu"
-                options=options
-                sources=gpu_sources()
-                selected=Memo::new(move |_| params.with(|p| p.scenario().gpu.id.to_string()))
-                on_change=set_gpu
-            />
-        }
+        choice(
+            "GPU",
+            "gpu",
+            GPUS.iter().map(|g| (g.id, g.name.to_string())).collect(),
+            gpu_sources(),
+            |s| s.gpu.id,
+            |s, id| {
+                if let Some(gpu) = gpu_preset(id) {
+                    s.gpu = gpu;
+                }
+            },
+        )
     });
     view! { {model_choice} {gpu_choice} }
 }

@@ -90,19 +90,23 @@ fn measured_height(document: &web_sys::Document, copy: &Element, width: f64) -> 
     Some(height)
 }
 
+/// The elements under `root` that match `selector`, as `T`.
+fn elements<T: JsCast>(root: &Element, selector: &str) -> Vec<T> {
+    let Ok(list) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|index| list.item(index)?.dyn_into().ok())
+        .collect()
+}
+
 /// The figure in `section` as a standalone SVG document.
 pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
     let document = section.owner_document()?;
     let copy: Element = section.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
     // A clone's canvases are blank: put each original's pixels in its place.
-    let originals = section.query_selector_all("canvas").ok()?;
-    let copies = copy.query_selector_all("canvas").ok()?;
-    for index in 0..copies.length() {
-        let (Some(original), Some(blank)) = (originals.item(index), copies.item(index)) else {
-            continue;
-        };
-        let original: HtmlCanvasElement = original.dyn_into().ok()?;
-        let blank: Element = blank.dyn_into().ok()?;
+    let originals = elements::<HtmlCanvasElement>(section, "canvas");
+    for (original, blank) in originals.iter().zip(elements::<Element>(&copy, "canvas")) {
         let image = document.create_element("img").ok()?;
         _ = image.set_attribute("src", &original.to_data_url().ok()?);
         _ = image.set_attribute(
@@ -114,14 +118,7 @@ pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
         _ = blank.replace_with_with_node_1(&image);
     }
     // Markup keeps attributes only: write each control's state into them.
-    let inputs = copy.query_selector_all("input").ok()?;
-    for index in 0..inputs.length() {
-        let Some(input) = inputs
-            .item(index)
-            .and_then(|n| n.dyn_into::<HtmlInputElement>().ok())
-        else {
-            continue;
-        };
+    for input in elements::<HtmlInputElement>(&copy, "input") {
         // Nameless, so the copy's radios never join the page's radio groups
         // while it is measured.
         _ = input.remove_attribute("name");
@@ -135,14 +132,8 @@ pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
             _ = input.set_attribute("value", &input.value());
         }
     }
-    let left_out = copy.query_selector_all(LEFT_OUT).ok()?;
-    for index in 0..left_out.length() {
-        if let Some(node) = left_out
-            .item(index)
-            .and_then(|n| n.dyn_into::<Element>().ok())
-        {
-            node.remove();
-        }
+    for part in elements::<Element>(&copy, LEFT_OUT) {
+        part.remove();
     }
     let width = section.get_bounding_client_rect().width().ceil();
     let height = measured_height(&document, &copy, width)?;
