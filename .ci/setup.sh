@@ -9,15 +9,15 @@
 # A script sourced from one that already ran the same set-up skips it.
 
 set -euo pipefail
-if [ "${PARALLAX_SETUP_DONE:-}" = "${1:-app}" ]; then
-  return 0
-fi
 
 PARALLAX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
 CARGO_FUZZ_VERSION="0.13.2"
 E2E_DIR="$PARALLAX_ROOT/tests/e2e"
 export PATH="$HOME/.cargo/bin:$E2E_DIR/node_modules/.bin:$PATH"
+if [ "${PARALLAX_SETUP_DONE:-}" = "${1:-app}" ]; then
+  return 0
+fi
 
 setup_step=0
 setup_total=5
