@@ -121,16 +121,25 @@ export async function startup(browser, base, loads) {
 }
 
 /**
- * Runs in the page: sets each of the page's controls through its values,
- * `steps` changes a control, one a frame, timing each from the input event
- * until its work (Leptos runs effects as microtasks) has finished.
+ * Runs in the page before the app: `__nextTask()` resolves in the next task.
+ * Leptos runs effects as microtasks, so waiting for it after a change lets
+ * that change's work finish, rather than only the last change of a batch.
  */
-async function sweepControls([steps, only]) {
-  const nextTask = () => new Promise((resolve) => {
+function installNextTask() {
+  window.__nextTask = () => new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = resolve;
     channel.port2.postMessage(0);
   });
+}
+
+/**
+ * Runs in the page (after `installNextTask`): sets each of the page's controls through its values,
+ * `steps` changes a control, one a frame, timing each from the input event
+ * until its work (Leptos runs effects as microtasks) has finished.
+ */
+async function sweepControls([steps, only]) {
+  const nextTask = window.__nextTask;
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   let mutations = 0;
   const observer = new MutationObserver((records) => {
@@ -208,6 +217,7 @@ export async function responsiveness(browser, base, { rate, steps, pages = SWEEP
   for (const { name, query, only } of pages) {
     const context = await browser.newContext();
     const page = await context.newPage();
+    await page.addInitScript(installNextTask);
     await page.goto(`${base}?${query}`);
     await ready(page);
     await labSettled(page);
@@ -299,11 +309,11 @@ export async function drags(browser, base, { rate, moves, pages = SWEEP_PAGES.sl
 }
 
 /**
- * Runs in the page: `count` random changes to the figures' controls (the
+ * Runs in the page (after `installNextTask`): `count` random changes to the figures' controls (the
  * lab's sliders restart its experiment and are left out), from `seed`;
  * returns how many malformed readouts it saw along the way.
  */
-export async function randomChanges([count, seed]) {
+async function randomChanges([count, seed]) {
   let state = seed;
   const random = (n) => {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -311,13 +321,7 @@ export async function randomChanges([count, seed]) {
   };
   const controls = [...document.querySelectorAll('input[data-param], select[data-param]')]
     .filter((el) => !el.closest('#checkpoint') && el.type !== 'text');
-  // Leptos runs effects as microtasks: waiting for the next task after each
-  // change makes every change render, rather than only the last of a batch.
-  const nextTask = () => new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = resolve;
-    channel.port2.postMessage(0);
-  });
+  const nextTask = window.__nextTask;
   let malformed = 0;
   for (let i = 0; i < count; i += 1) {
     const control = controls[random(controls.length)];
@@ -378,6 +382,7 @@ export async function memory(browser, base, total = 10_000) {
   page.on('pageerror', (error) => errors.push(String(error)));
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
   await page.addInitScript(exposeWasmMemory);
+  await page.addInitScript(installNextTask);
   await page.goto(base);
   await ready(page);
   const loaded = await memoryNow(page);

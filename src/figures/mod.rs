@@ -21,7 +21,7 @@ use leptos::prelude::*;
 
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Query};
-use crate::model::scenario::Scenario;
+use crate::model::scenario::{read_bytes_per_param, Scenario};
 use crate::model::units::Bytes;
 
 /// A figure's parameters that hold the shared scenario (model, GPU, run size).
@@ -250,7 +250,8 @@ impl FigureSet {
             )),
         };
         // The convention is the page's: the figure in the URL sets it for all.
-        let shared = Scenario::from_query(query, &mut Vec::new()).bytes_per_param;
+        // (Its notice, if any, came with the figure's own parameters.)
+        let shared = read_bytes_per_param(query, &mut Vec::new());
         figures.set_bytes_per_param(shared);
         figures
     }

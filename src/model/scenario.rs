@@ -33,6 +33,14 @@ pub const DEFAULT_BATCH: f64 = 1024.0;
 /// The values of `bytes`: the training state's bytes a parameter.
 pub const BYTES_CHOICES: [&str; 3] = ["16", "18", "20"];
 
+/// Reads `bytes` (16 when absent; a notice and 16 when not one of [`BYTES_CHOICES`]).
+pub fn read_bytes_per_param(query: &Query, notices: &mut Vec<Notice>) -> BytesPerParam {
+    read_choice(query, "bytes", &BYTES_CHOICES, notices)
+        .and_then(|total| total.parse().ok())
+        .and_then(BytesPerParam::from_total)
+        .unwrap_or(BytesPerParam::MIXED_PRECISION_ADAM)
+}
+
 /// Reaches one field of an architecture.
 type Field = fn(&mut Architecture) -> &mut u32;
 
@@ -114,10 +122,7 @@ impl Scenario {
             tflops_override: TFLOPS.read_optional(query, gpu.sustained().value() / 1e12, notices),
             tokens: TOKENS.read(query, DEFAULT_TOKENS, notices),
             batch: BATCH.read(query, DEFAULT_BATCH, notices),
-            bytes_per_param: read_choice(query, "bytes", &BYTES_CHOICES, notices)
-                .and_then(|total| total.parse().ok())
-                .and_then(BytesPerParam::from_total)
-                .unwrap_or(BytesPerParam::MIXED_PRECISION_ADAM),
+            bytes_per_param: read_bytes_per_param(query, notices),
         }
     }
 

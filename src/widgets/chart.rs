@@ -89,6 +89,23 @@ fn rgb(text: &str) -> Option<RGBColor> {
     channels.next().is_none().then_some(colour)
 }
 
+thread_local! {
+    /// The palette last read from the page; cleared when the colour scheme
+    /// changes (the only time it can), so redraws do not re-read the styles.
+    static PALETTE: std::cell::Cell<Option<Palette>> = const { std::cell::Cell::new(None) };
+}
+
+/// The page's palette, read once per colour scheme.
+fn current_palette() -> Palette {
+    PALETTE.with(|cached| {
+        cached.get().unwrap_or_else(|| {
+            let palette = page_palette();
+            cached.set(Some(palette));
+            palette
+        })
+    })
+}
+
 /// The palette as the page's CSS currently resolves it. The tokens are
 /// `light-dark()` pairs, which a custom property keeps unresolved, so each
 /// is resolved as the colour of a hidden probe element.
@@ -173,7 +190,10 @@ pub fn PlotCanvas(
     let handle = window_event_listener(leptos::ev::resize, move |_| redraw());
     on_cleanup(move || handle.remove());
     // Owned by the component: dropped, and so unsubscribed, when it is.
-    StoredValue::new_local(watch_colour_scheme(redraw));
+    StoredValue::new_local(watch_colour_scheme(move || {
+        PALETTE.with(|cached| cached.set(None));
+        redraw();
+    }));
     Effect::new(move |_| {
         redraws.track();
         let Some(element) = canvas.get() else {
@@ -187,7 +207,7 @@ pub fn PlotCanvas(
         element.set_width((width * ratio) as u32);
         element.set_height((f64::from(height) * ratio) as u32);
         if let Some(backend) = CanvasBackend::with_canvas_object(element) {
-            draw.run((backend, page_palette(), ratio));
+            draw.run((backend, current_palette(), ratio));
         }
     });
     view! {
