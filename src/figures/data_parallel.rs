@@ -13,7 +13,7 @@ use crate::model::memory::TrainingState;
 use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::{group_thousands, Bytes};
-use crate::widgets::{InWords, ReadoutPanel, Slider, Toggle};
+use crate::widgets::{rows, InWords, ReadoutPanel, Slider, Toggle};
 
 /// Data-parallel GPUs N.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 64.0);
@@ -307,32 +307,24 @@ pub fn DpFigure(
         <div class="figure__diagram fig-dp">
             <p class="fig-dp__caption">{move || data.with(|d| d.batch_caption.clone())}</p>
             <ol class="fig-dp__gpus" class:fig-dp__gpus--many=move || params.with(|p| p.gpus > 16)>
-                {move || {
-                    data.with(|d| {
-                        let capacity = d.capacity_percent;
-                        let over = d.over_capacity;
-                        d.gpus
-                            .iter()
-                            .map(|gpu| {
-                                view! {
-                                    <li class="fig-dp__gpu">
-                                        <span class="fig-dp__gpu-name">{format!("GPU {}", gpu.index)}</span>
-                                        <span class="fig-dp__gpu-seq">{format!("{} seq", gpu.sequences)}</span>
-                                        <span class="fig-dp__bar" class:fig-dp__bar--over=over>
-                                            <span class="fig-dp__fill" style:width=format!("{:.2}%", gpu.state_percent.min(capacity))></span>
-                                            <span
-                                                class="fig-dp__excess"
-                                                style:left=format!("{capacity:.2}%")
-                                                style:width=format!("{:.2}%", (gpu.state_percent - capacity).max(0.0))
-                                            ></span>
-                                            <span class="fig-dp__line" style:left=format!("{capacity:.2}%")></span>
-                                        </span>
-                                    </li>
-                                }
-                            })
-                            .collect_view()
-                    })
-                }}
+                {rows(data, |d| &d.gpus, move |gpu| {
+                    let capacity = move || data.with(|d| d.capacity_percent);
+                    view! {
+                        <li class="fig-dp__gpu">
+                            <span class="fig-dp__gpu-name">{move || gpu.with(|g| format!("GPU {}", g.index))}</span>
+                            <span class="fig-dp__gpu-seq">{move || gpu.with(|g| format!("{} seq", g.sequences))}</span>
+                            <span class="fig-dp__bar" class:fig-dp__bar--over=move || data.with(|d| d.over_capacity)>
+                                <span class="fig-dp__fill" style:width=move || gpu.with(|g| format!("{:.2}%", g.state_percent.min(capacity())))></span>
+                                <span
+                                    class="fig-dp__excess"
+                                    style:left=move || format!("{:.2}%", capacity())
+                                    style:width=move || gpu.with(|g| format!("{:.2}%", (g.state_percent - capacity()).max(0.0)))
+                                ></span>
+                                <span class="fig-dp__line" style:left=move || format!("{:.2}%", capacity())></span>
+                            </span>
+                        </li>
+                    }
+                })}
             </ol>
             <p class="fig-dp__note">
                 {move || data.with(|d| format!(

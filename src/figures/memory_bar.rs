@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::ReadoutData;
 use crate::model::units::Bytes;
-use crate::widgets::Readout;
+use crate::widgets::{rows, Readout};
 
 /// One part of the bar.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,13 +61,13 @@ pub fn MemoryBar(
 ) -> impl IntoView {
     view! {
         <div class="membar" class:membar--over=move || data.with(|d| d.over)>
-            {move || data.with(|d| d.segments.iter().map(|segment| view! {
+            {rows(data, |d| &d.segments, |segment| view! {
                 <div
-                    class=format!("membar__segment membar__segment--{}", segment.class)
-                    style:width=format!("{:.3}%", segment.percent)
-                    title=segment.readout.label.clone()
+                    class=move || segment.with(|s| format!("membar__segment membar__segment--{}", s.class))
+                    style:width=move || segment.with(|s| format!("{:.3}%", s.percent))
+                    title=move || segment.with(|s| s.readout.label.clone())
                 ></div>
-            }).collect_view())}
+            })}
             <div
                 class="membar__capacity"
                 class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
@@ -78,11 +78,11 @@ pub fn MemoryBar(
             </div>
         </div>
         <ul class="membar__legend">
-            {move || data.with(|d| d.segments.iter().map(|segment| view! {
-                <li class=format!("membar__key membar__key--{}", segment.class)>
-                    <Readout data=segment.readout.clone()/>
+            {rows(data, |d| &d.segments, |segment| view! {
+                <li class=move || segment.with(|s| format!("membar__key membar__key--{}", s.class))>
+                    <Readout data=Signal::derive(move || segment.with(|s| s.readout.clone()))/>
                 </li>
-            }).collect_view())}
+            })}
         </ul>
     }
 }

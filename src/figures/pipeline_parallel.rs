@@ -14,7 +14,7 @@ use crate::model::query::{read_choice, Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::schedule::{simulate, BlockKind};
 use crate::model::units::{group_thousands, Fraction};
-use crate::widgets::{InWords, ReadoutPanel, Slider, Toggle};
+use crate::widgets::{rows, InWords, ReadoutPanel, Slider, Toggle};
 
 pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 8.0);
 pub const MICRO: NumberSpec = NumberSpec::whole("micro", 1.0, 64.0);
@@ -298,12 +298,12 @@ pub fn Timeline(
     view! {
         <div class="fig-pp__timeline">
             <ol class="fig-pp__rows" aria-hidden="true">
-                {move || data.with(|d| d.rows.iter().map(|row| view! {
+                {rows(data, |d| &d.rows, |row| view! {
                     <li class="fig-pp__row-label">
-                        <span class="fig-pp__row-name">{row.name.clone()}</span>
-                        <span class="fig-pp__row-layers">{row.layers.clone()}</span>
+                        <span class="fig-pp__row-name">{move || row.with(|r| r.name.clone())}</span>
+                        <span class="fig-pp__row-layers">{move || row.with(|r| r.layers.clone())}</span>
                     </li>
-                }).collect_view())}
+                })}
             </ol>
             {move || data.with(|d| {
                 let rows = d.rows.len() as u32;
@@ -341,9 +341,9 @@ pub fn Timeline(
         </div>
         <p class="fig-pp__axis">{move || data.with(|d| d.axis_caption.clone())}</p>
         <ul class="fig-pp__legend">
-            {move || data.with(|d| d.legend.iter().map(|&(class, text)| view! {
-                <li class=format!("fig-pp__key fig-pp__key--{class}")>{text}</li>
-            }).collect_view())}
+            {rows(data, |d| &d.legend, |key| view! {
+                <li class=move || key.with(|(class, _)| format!("fig-pp__key fig-pp__key--{class}"))>{move || key.with(|(_, text)| *text)}</li>
+            })}
         </ul>
         {move || data.with(|d| d.note.clone()).map(|note| view! { <p class="fig-pp__note" role="status">{note}</p> })}
     }

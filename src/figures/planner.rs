@@ -424,7 +424,7 @@ pub fn PlannerFigure(
         </div>
         <div class="figure__diagram fig-planner">
             <p class="fig-planner__caption">{move || data.with(|d| d.layout.clone())}</p>
-            <MemoryBar data=Signal::derive(move || data.with(|d| d.memory.clone()))/>
+            <MemoryBar data=Memo::new(move |_| data.with(|d| d.memory.clone()))/>
             <p class="fig-planner__verdict" class:fig-planner__verdict--over=move || data.with(|d| d.fits.value == 0.0)>
                 {move || data.with(|d| d.verdict.clone())}
             </p>

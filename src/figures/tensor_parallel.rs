@@ -199,6 +199,8 @@ pub fn TpFigure(
     params: RwSignal<TpParams>,
 ) -> impl IntoView {
     let data = Memo::new(move |_| params.with(data));
+    // The block diagram depends on t alone: rebuilt when it changes, not on every input.
+    let diagram = Memo::new(move |_| data.with(|d| (d.gpus, d.columns.clone())));
     let set_tp = Callback::new(move |id: String| {
         if let Ok(t) = id.parse::<u32>() {
             params.update(|p| p.tp = t);
@@ -236,8 +238,8 @@ pub fn TpFigure(
             <PresetChoices params=params/>
         </div>
         <div class="figure__diagram fig-tp">
-            {move || data.with(|d| {
-                let rows = d.gpus;
+            {move || diagram.with(|(rows, columns)| {
+                let rows = *rows;
                 let height = HEAD_PX + rows * ROW_PX + 8;
                 let middle = f64::from(HEAD_PX + rows * ROW_PX / 2);
                 view! {
@@ -250,14 +252,14 @@ pub fn TpFigure(
                             "One MLP block split {rows} ways: each GPU multiplies the input X by its column block A of the first matrix, applies the activation locally, multiplies by its row block B of the second matrix, and an all-reduce sums the partial results into Z"
                         )
                     >
-                        {d.columns.iter().map(|c| view! {
+                        {columns.iter().map(|c| view! {
                             <text class="fig-tp__heading" x=format!("{:.2}%", c.x_percent + BLOCK_WIDTH_PERCENT / 2.0) y="14">{c.heading}</text>
                         }).collect_view()}
                         {(0..rows).map(|i| {
                             let y = HEAD_PX + i * ROW_PX;
                             view! {
                                 <text class="fig-tp__gpu" x="0" y=y + 19>{format!("GPU {i}")}</text>
-                                {d.columns.iter().map(|c| view! {
+                                {columns.iter().map(|c| view! {
                                     <rect
                                         class="fig-tp__block"
                                         class:fig-tp__block--shared=c.shared

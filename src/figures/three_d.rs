@@ -259,6 +259,8 @@ pub fn ThreeDFigure(
     params: RwSignal<ThreeDParams>,
 ) -> impl IntoView {
     let data = Memo::new(move |_| params.with(data));
+    // The grid depends on the layout alone: rebuilt when it changes, not on every input.
+    let grid = Memo::new(move |_| data.with(|d| (d.tensor, d.stages.clone(), d.rows.clone())));
     let options = |ids: &[&str]| {
         ids.iter()
             .map(|d| (d.to_string(), d.to_string()))
@@ -348,13 +350,13 @@ pub fn ThreeDFigure(
                     <thead>
                         <tr>
                             <th scope="col"><span class="visually-hidden">"Replica"</span></th>
-                            {move || data.with(|d| d.stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
+                            {move || grid.with(|(_, stages, _)| stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
                         </tr>
                     </thead>
                     <tbody>
-                        {move || data.with(|d| {
-                            let tensor = d.tensor;
-                            d.rows.iter().enumerate().map(|(replica, row)| view! {
+                        {move || grid.with(|(tensor, _, rows)| {
+                            let tensor = *tensor;
+                            rows.iter().enumerate().map(|(replica, row)| view! {
                                 <tr>
                                     <th scope="row">{format!("DP {replica}")}</th>
                                     {row.iter().map(|cell| view! {

@@ -12,7 +12,7 @@ use crate::model::memory::{fits, TrainingState};
 use crate::model::query::{Notice, Query};
 use crate::model::scenario::{Scenario, TOKENS};
 use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
-use crate::widgets::{InWords, Readout, ReadoutPanel, Slider};
+use crate::widgets::{rows, InWords, Readout, ReadoutPanel, Slider};
 
 /// The GPU counts the time bars compare.
 pub const GPU_COUNTS: [u32; 3] = [1, 64, 1024];
@@ -242,51 +242,33 @@ pub fn WhyFigure(
         </div>
         <div class="figure__diagram fig-why">
             <p class="fig-why__caption">{move || data.with(|d| d.state_caption.clone())}</p>
-            <MemoryBar data=Signal::derive(move || data.with(|d| d.memory.clone()))/>
+            <MemoryBar data=Memo::new(move |_| data.with(|d| d.memory.clone()))/>
             <p class="fig-why__caption">
                 {move || data.with(|d| d.time_caption.clone())}
             </p>
             <div class="fig-why__times">
-                {move || {
-                    data.with(|d| {
-                        d.time_bars
-                            .iter()
-                            .map(|bar| {
-                                view! {
-                                    <div class="fig-why__time-row">
-                                        <div class="fig-why__track">
-                                            <div
-                                                class="fig-why__bar"
-                                                class:fig-why__bar--clipped=bar.clipped
-                                                style:width=format!("{:.3}%", bar.percent.max(0.5))
-                                            ></div>
-                                        </div>
-                                        <Readout data=bar.readout.clone()/>
-                                    </div>
-                                }
-                            })
-                            .collect_view()
-                    })
-                }}
+                {rows(data, |d| &d.time_bars, |bar| view! {
+                    <div class="fig-why__time-row">
+                        <div class="fig-why__track">
+                            <div
+                                class="fig-why__bar"
+                                class:fig-why__bar--clipped=move || bar.with(|b| b.clipped)
+                                style:width=move || bar.with(|b| format!("{:.3}%", b.percent.max(0.5)))
+                            ></div>
+                        </div>
+                        <Readout data=Signal::derive(move || bar.with(|b| b.readout.clone()))/>
+                    </div>
+                })}
                 <div class="fig-why__axis" aria-hidden="true">
-                    {move || {
-                        data.with(|d| {
-                            d.ticks
-                                .iter()
-                                .map(|tick| {
-                                    view! {
-                                        <span
-                                            class="fig-why__tick"
-                                            class:fig-why__tick--minor=tick.minor
-                                            style:left=format!("{:.3}%", tick.percent)
-                                        >
-                                            {tick.label}
-                                        </span>
-                                    }
-                                })
-                                .collect_view()
-                        })
-                    }}
+                    {rows(data, |d| &d.ticks, |tick| view! {
+                        <span
+                            class="fig-why__tick"
+                            class:fig-why__tick--minor=move || tick.with(|t| t.minor)
+                            style:left=move || tick.with(|t| format!("{:.3}%", t.percent))
+                        >
+                            {move || tick.with(|t| t.label)}
+                        </span>
+                    })}
                 </div>
             </div>
         </div>

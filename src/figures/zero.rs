@@ -12,7 +12,7 @@ use crate::model::memory::{fits, TrainingState, ZeroStage};
 use crate::model::query::{Notice, NumberSpec, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::{format_ratio, group_thousands, Bytes};
-use crate::widgets::{InWords, Readout, ReadoutPanel, Slider, Toggle};
+use crate::widgets::{rows, InWords, Readout, ReadoutPanel, Slider, Toggle};
 
 /// Data-parallel GPUs N; the slider shows 1 to 64, a URL may ask for up to 4,096.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 4096.0);
@@ -243,37 +243,30 @@ pub fn ZeroFigure(
         </div>
         <div class="figure__diagram fig-zero">
             <p class="fig-zero__caption">"What GPU 0 keeps of each tensor group (solid), and the shards other GPUs keep (hatched)"</p>
-            {move || {
-                data.with(|d| {
-                    d.groups
-                        .iter()
-                        .map(|group| {
-                            let cells = group.shards.min(64);
-                            view! {
-                                <div class="fig-zero__group">
-                                    <div class="fig-zero__group-head">
-                                        <span class="fig-zero__group-name">{group.name}</span>
-                                        <span class="fig-zero__group-label">{group.label.clone()}</span>
-                                    </div>
-                                    <div class="fig-zero__track">
-                                        <div
-                                            class=format!("fig-zero__whole fig-zero__whole--{}", group.class)
-                                            style:width=format!("{:.3}%", group.length_percent)
-                                            style:background-size=format!("{:.4}% 100%", 100.0 / f64::from(cells))
-                                            class:fig-zero__whole--sharded={group.shards > 1}
-                                        >
-                                            <div
-                                                class=format!("fig-zero__kept fig-zero__kept--{}", group.class)
-                                                style:width=format!("{:.3}%", group.kept_percent)
-                                            ></div>
-                                        </div>
-                                    </div>
-                                </div>
-                            }
-                        })
-                        .collect_view()
-                })
-            }}
+            {rows(data, |d| &d.groups, |group| {
+                let class = move |part: &str| group.with(|g| format!("fig-zero__{part} fig-zero__{part}--{}", g.class));
+                view! {
+                    <div class="fig-zero__group">
+                        <div class="fig-zero__group-head">
+                            <span class="fig-zero__group-name">{move || group.with(|g| g.name)}</span>
+                            <span class="fig-zero__group-label">{move || group.with(|g| g.label.clone())}</span>
+                        </div>
+                        <div class="fig-zero__track">
+                            <div
+                                class=move || class("whole")
+                                style:width=move || group.with(|g| format!("{:.3}%", g.length_percent))
+                                style:background-size=move || group.with(|g| format!("{:.4}% 100%", 100.0 / f64::from(g.shards.min(64))))
+                                class:fig-zero__whole--sharded=move || group.with(|g| g.shards > 1)
+                            >
+                                <div
+                                    class=move || class("kept")
+                                    style:width=move || group.with(|g| format!("{:.3}%", g.kept_percent))
+                                ></div>
+                            </div>
+                        </div>
+                    </div>
+                }
+            })}
             <div class="fig-zero__total">
                 <span class="fig-zero__group-name">"GPU 0 total"</span>
                 <div class="fig-zero__total-track">
@@ -293,7 +286,9 @@ pub fn ZeroFigure(
                 </div>
             </div>
             <ul class="fig-zero__legend">
-                {move || data.with(|d| d.groups.iter().map(|g| view! { <li><Readout data=g.readout.clone()/></li> }).collect_view())}
+                {rows(data, |d| &d.groups, |group| view! {
+                    <li><Readout data=Signal::derive(move || group.with(|g| g.readout.clone()))/></li>
+                })}
             </ul>
             <p class="fig-zero__note">"Activations and communication buffers come on top and are not counted here."</p>
         </div>

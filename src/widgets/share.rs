@@ -79,7 +79,7 @@ fn CopyField(
                     }
                 }
             >
-                {format!("Copy {}", label.to_lowercase())}
+                {format!("Copy {}", label.to_ascii_lowercase())}
             </button>
             <span class="share__status" role="status">{move || status.get()}</span>
         </div>

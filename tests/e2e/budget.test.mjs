@@ -62,9 +62,7 @@ for (const rate of [1, 4]) {
     for (const page of SWEEP_PAGES) {
       const row = committed.input.find((r) => r.page === page.name && r.rate === rate);
       if (row.p95 > BUDGETS.inputP95[rate]) guarded.push(`${page.name} p95 at ${rate}x (budget ${BUDGETS.inputP95[rate]}, committed ${row.p95})`);
-      // The lab restarts its experiment on every change, and a short sweep of it
-      // measures mostly where those restarts fall: it gets the full bench's 100.
-      const steps = page.name === 'checkpoint' ? 100 : rate === 1 ? 30 : 15;
+      const steps = rate === 1 ? 30 : 15;
       const measure = async () => (await responsiveness(app.browser, app.server.base, { rate, steps, pages: [page] }))[0].median;
       const limit = TRIPWIRE * Math.max(row.median, 1);
       const median = await better(measure, limit);
