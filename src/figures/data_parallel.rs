@@ -371,6 +371,53 @@ pub fn DpFigure(
 /// Side of the ring diagram's square view box.
 const RING_BOX: f64 = 200.0;
 
+/// One GPU of the ring diagram, in view-box units.
+#[derive(Clone, Debug, PartialEq)]
+struct RingNode {
+    index: u32,
+    /// The GPU's centre.
+    x: f64,
+    y: f64,
+    /// Halfway to its right-hand neighbour, where its chunk is drawn.
+    mx: f64,
+    my: f64,
+    radius: f64,
+    /// The chunk it sends this step, if any.
+    chunk: Option<u32>,
+    reducing: bool,
+    /// Numbers are drawn for rings of up to 12 GPUs.
+    labels: bool,
+}
+
+/// Lays out a ring of `n` GPUs around the view box's centre, with this step's chunks.
+fn ring_nodes(n: u32, step: Option<&RingStep>) -> Vec<RingNode> {
+    let center = RING_BOX / 2.0;
+    let radius = RING_BOX * 0.38;
+    let position = |i: u32| {
+        let angle = std::f64::consts::TAU * f64::from(i) / f64::from(n.max(1))
+            - std::f64::consts::FRAC_PI_2;
+        (center + radius * angle.cos(), center + radius * angle.sin())
+    };
+    let node = (RING_BOX / f64::from(n.max(1)) * 0.9).clamp(2.5, 10.0);
+    (0..n)
+        .map(|index| {
+            let (x, y) = position(index);
+            let (nx, ny) = position(index + 1);
+            RingNode {
+                index,
+                x,
+                y,
+                mx: (x + nx) / 2.0,
+                my: (y + ny) / 2.0,
+                radius: node,
+                chunk: step.and_then(|s| s.sends.get(index as usize).copied()),
+                reducing: step.is_some_and(|s| s.reducing),
+                labels: n <= 12,
+            }
+        })
+        .collect()
+}
+
 /// The ring of GPUs, with the chunk each one sends this step.
 #[component]
 fn RingDiagram(
@@ -381,13 +428,7 @@ fn RingDiagram(
     #[prop(into)]
     step: Signal<Option<RingStep>>,
 ) -> impl IntoView {
-    let center = RING_BOX / 2.0;
-    let radius = RING_BOX * 0.38;
-    let position = move |i: u32, n: u32| {
-        let angle = std::f64::consts::TAU * f64::from(i) / f64::from(n.max(1))
-            - std::f64::consts::FRAC_PI_2;
-        (center + radius * angle.cos(), center + radius * angle.sin())
-    };
+    let nodes = Memo::new(move |_| step.with(|s| ring_nodes(gpus.get(), s.as_ref())));
     view! {
         <svg
             class="fig-dp__ring-svg"
@@ -395,42 +436,34 @@ fn RingDiagram(
             role="img"
             aria-label=move || format!("A ring of {} GPUs, each sending to its right-hand neighbour", gpus.get())
         >
-            <circle class="fig-dp__ring-path" cx=center cy=center r=radius></circle>
-            {move || {
-                let n = gpus.get();
-                let labels = n <= 12;
-                let reducing = step.with(|s| s.as_ref().is_some_and(|s| s.reducing));
-                let sends = step.with(|s| s.as_ref().map(|s| s.sends.clone()).unwrap_or_default());
-                (0..n)
-                    .map(|i| {
-                        let (x, y) = position(i, n);
-                        let (nx, ny) = position(i + 1, n);
-                        let (mx, my) = ((x + nx) / 2.0, (y + ny) / 2.0);
-                        let node = (RING_BOX / f64::from(n.max(1)) * 0.9).clamp(2.5, 10.0);
-                        let chunk = sends.get(i as usize).copied();
-                        view! {
-                            <g class="fig-dp__ring-node">
-                                {chunk.map(|c| view! {
-                                    <circle
-                                        class="fig-dp__chunk"
-                                        class:fig-dp__chunk--reduce=reducing
-                                        cx=mx
-                                        cy=my
-                                        r=(node * 0.7).max(2.0)
-                                    ></circle>
-                                    {labels.then(|| view! {
-                                        <text class="fig-dp__chunk-label" x=mx y=my + 3.0>{c.to_string()}</text>
-                                    })}
-                                })}
-                                <circle class="fig-dp__gpu-dot" cx=x cy=y r=node></circle>
-                                {labels.then(|| view! {
-                                    <text class="fig-dp__gpu-label" x=x y=y + 3.5>{i.to_string()}</text>
-                                })}
-                            </g>
-                        }
-                    })
-                    .collect_view()
-            }}
+            <circle class="fig-dp__ring-path" cx=RING_BOX / 2.0 cy=RING_BOX / 2.0 r=RING_BOX * 0.38></circle>
+            {rows(nodes, |nodes| nodes, |node| {
+                let at = move |f: fn(&RingNode) -> f64| move || node.with(f);
+                // Which parts the node has: the views below are rebuilt only
+                // when this changes, not when the node merely moves.
+                let shape = Memo::new(move |_| node.with(|n| (n.chunk.is_some(), n.labels)));
+                let chunk_label = move || node.with(|n| n.chunk.map(|c| c.to_string()));
+                view! {
+                    <g class="fig-dp__ring-node">
+                        {move || shape.with(|&(sends, _)| sends).then(|| view! {
+                            <circle
+                                class="fig-dp__chunk"
+                                class:fig-dp__chunk--reduce=move || node.with(|n| n.reducing)
+                                cx=at(|n| n.mx)
+                                cy=at(|n| n.my)
+                                r=at(|n| (n.radius * 0.7).max(2.0))
+                            ></circle>
+                        })}
+                        {move || shape.with(|&(sends, labels)| sends && labels).then(|| view! {
+                            <text class="fig-dp__chunk-label" x=at(|n| n.mx) y=at(|n| n.my + 3.0)>{chunk_label}</text>
+                        })}
+                        <circle class="fig-dp__gpu-dot" cx=at(|n| n.x) cy=at(|n| n.y) r=at(|n| n.radius)></circle>
+                        {move || shape.with(|&(_, labels)| labels).then(|| view! {
+                            <text class="fig-dp__gpu-label" x=at(|n| n.x) y=at(|n| n.y + 3.5)>{move || node.with(|n| n.index.to_string())}</text>
+                        })}
+                    </g>
+                }
+            })}
         </svg>
     }
 }
