@@ -13,7 +13,9 @@ use super::ReadoutData;
 use crate::model::pipeline::{bubble, micro_batches_for_bubble_below, Schedule};
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::units::Fraction;
-use crate::widgets::{InWords, NumberQuestion, Palette, PlotCanvas, ReadoutPanel};
+use crate::widgets::{
+    Canvas, InWords, LegendMark, NumberQuestion, Palette, PlotCanvas, ReadoutPanel,
+};
 
 /// The chart's micro-batch axis runs to 256.
 pub const CHART_MAX_MICRO: u32 = 256;
@@ -157,9 +159,7 @@ pub fn draw_chart<DB: DrawingBackend>(
         ctx.draw_series(LineSeries::new(
             curve.points.iter().copied(),
             colour.stroke_width(px(width) as u32),
-        ))?
-        .label(curve.label)
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(3)));
+        ))?;
     }
     let marker = palette.series[chart.current_curve % palette.series.len()];
     ctx.draw_series(std::iter::once(Circle::new(
@@ -172,7 +172,13 @@ pub fn draw_chart<DB: DrawingBackend>(
         px(9.0),
         palette.text.stroke_width(px(1.5) as u32),
     )))?;
-    palette.draw_legend(&mut ctx, scale)?;
+    let entries: Vec<_> = (chart.curves.iter().enumerate())
+        .map(|(index, curve)| {
+            let colour = palette.series[index % palette.series.len()];
+            (curve.label, colour, LegendMark::Line)
+        })
+        .collect();
+    palette.draw_legend(&ctx, scale, &entries)?;
     Ok(())
 }
 
@@ -185,14 +191,12 @@ pub fn BubbleFigure(
     let data = Memo::new(move |_| params.with(data));
     // One copy a change, shared by the timeline's parts (the schedule is simulated once, in `data`).
     let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
-    let draw = Callback::new(
-        move |(backend, palette, scale): (plotters_canvas::CanvasBackend, Palette, f64)| {
-            let area = backend.into_drawing_area();
-            _ = area.fill(&TRANSPARENT);
-            data.with(|d| _ = draw_chart(&area, &d.chart, &palette, scale));
-            _ = area.present();
-        },
-    );
+    let draw = Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
+        let area = backend.into_drawing_area();
+        _ = area.fill(&TRANSPARENT);
+        data.with(|d| _ = draw_chart(&area, &d.chart, &palette, scale));
+        _ = area.present();
+    });
     let answer = Signal::derive(move || {
         micro_batches_for_bubble_below(Schedule::GPipe, 4, 1, TARGET, SEARCH_MAX)
             .map_or(0.0, f64::from)

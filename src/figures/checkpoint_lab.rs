@@ -14,7 +14,7 @@ use crate::model::checkpoint::{
 };
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::units::{format_ratio, group_thousands, Bytes, Fraction};
-use crate::widgets::{InWords, Palette, PlotCanvas, Readout, Slider};
+use crate::widgets::{Canvas, InWords, LegendMark, Palette, PlotCanvas, Readout, Slider};
 
 pub const LAYERS: NumberSpec = NumberSpec::whole("layers", 2.0, 64.0);
 /// 0 keeps every activation.
@@ -290,19 +290,17 @@ pub fn draw_chart<DB: DrawingBackend>(
     ctx.draw_series(LineSeries::new(
         line,
         palette.series[0].stroke_width(px(2.0) as u32),
-    ))?
-    .label("predicted")
-    .legend(move |(x, y)| {
-        PathElement::new(vec![(x, y), (x + 16, y)], palette.series[0].stroke_width(3))
-    });
+    ))?;
     let dot = palette.series[1];
     ctx.draw_series(
         dots.into_iter()
             .map(|p| Circle::new(p, px(4.0), dot.filled())),
-    )?
-    .label("measured")
-    .legend(move |(x, y)| Circle::new((x + 8, y), 4, dot.filled()));
-    palette.draw_legend(&mut ctx, scale)?;
+    )?;
+    let entries = [
+        ("predicted", palette.series[0], LegendMark::Line),
+        ("measured", dot, LegendMark::Dot),
+    ];
+    palette.draw_legend(&ctx, scale, &entries)?;
     Ok(())
 }
 
@@ -420,17 +418,15 @@ pub fn CheckpointLab(
     let (width, set_width) = slider(WIDTH, |p| p.width, |p, v| p.width = v);
     let (batch, set_batch) = slider(BATCH, |p| p.batch, |p, v| p.batch = v);
     let chart = move |which: LabChart| {
-        Callback::new(
-            move |(backend, palette, scale): (plotters_canvas::CanvasBackend, Palette, f64)| {
-                let area = backend.into_drawing_area();
-                _ = area.fill(&TRANSPARENT);
-                let layers = params.with(|p| p.layers as usize);
-                data.with(|d| {
-                    points.with(|pts| _ = draw_chart(&area, which, layers, d, pts, &palette, scale))
-                });
-                _ = area.present();
-            },
-        )
+        Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
+            let area = backend.into_drawing_area();
+            _ = area.fill(&TRANSPARENT);
+            let layers = params.with(|p| p.layers as usize);
+            data.with(|d| {
+                points.with(|pts| _ = draw_chart(&area, which, layers, d, pts, &palette, scale))
+            });
+            _ = area.present();
+        })
     };
     let text = |value: Signal<f64>| Signal::derive(move || group_thousands(value.get()));
     view! {

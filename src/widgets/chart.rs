@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use plotters::chart::{ChartContext, MeshStyle};
 use plotters::coord::{ranged1d::Ranged, CoordTranslate};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -62,23 +64,68 @@ impl Palette {
             .axis_style(self.muted);
     }
 
-    /// Draws a chart's legend in the upper right corner.
-    pub fn draw_legend<'a, DB, CT>(
+    /// Draws a legend in the upper right corner of a chart's plotting area.
+    /// Drawn here rather than by plotters' series labels, which size their
+    /// text by laying out a `<span>` in the page: a forced layout of the
+    /// whole page on every redraw.
+    pub fn draw_legend<DB, CT>(
         &self,
-        ctx: &mut ChartContext<'a, DB, CT>,
+        ctx: &ChartContext<'_, DB, CT>,
         scale: f64,
+        entries: &[(&str, RGBColor, LegendMark)],
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
     where
-        DB: DrawingBackend + 'a,
+        DB: DrawingBackend,
         CT: CoordTranslate,
     {
-        ctx.configure_series_labels()
-            .label_font(self.font(11.0, self.text, scale))
-            .background_style(WHITE.mix(0.0))
-            .border_style(self.grid)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
+        let area = ctx.plotting_area().strip_coord_spec();
+        let font = self.font(11.0, self.text, scale);
+        let (pad, mark, gap) = (
+            Self::px(scale, 6.0),
+            Self::px(scale, 16.0),
+            Self::px(scale, 6.0),
+        );
+        let (mut widest, mut line) = (0, 0);
+        for (label, ..) in entries {
+            let (width, height) = area.estimate_text_size(label, &font)?;
+            widest = widest.max(width as i32);
+            line = line.max(height as i32);
+        }
+        let line = line + Self::px(scale, 3.0);
+        let (box_width, box_height) = (
+            2 * pad + mark + gap + widest,
+            2 * pad + line * entries.len() as i32,
+        );
+        let left = area.dim_in_pixel().0 as i32 - box_width - pad;
+        area.draw(&Rectangle::new(
+            [(left, pad), (left + box_width, pad + box_height)],
+            self.grid.stroke_width(1),
+        ))?;
+        for (row, &(label, colour, kind)) in entries.iter().enumerate() {
+            let (x, y) = (left + pad, 2 * pad + line * row as i32 + line / 2);
+            match kind {
+                LegendMark::Line => area.draw(&PathElement::new(
+                    vec![(x, y), (x + mark, y)],
+                    colour.stroke_width(Self::px(scale, 3.0) as u32),
+                ))?,
+                LegendMark::Dot => area.draw(&Circle::new(
+                    (x + mark / 2, y),
+                    Self::px(scale, 4.0),
+                    colour.filled(),
+                ))?,
+            }
+            let anchored = font.pos(Pos::new(HPos::Left, VPos::Center));
+            area.draw(&Text::new(label.to_string(), (x + mark + gap, y), anchored))?;
+        }
+        Ok(())
     }
+}
+
+/// How a legend entry shows its series.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LegendMark {
+    Line,
+    Dot,
 }
 
 /// Parses a computed colour, `rgb(58, 107, 201)`.
@@ -169,9 +216,170 @@ fn watch_colour_scheme(changed: impl Fn() + 'static) -> Option<impl Drop> {
     Some(Listener(list, callback))
 }
 
-/// How a figure draws its chart: onto a canvas backend, with the page's
-/// palette and the device pixel ratio (to scale fonts and strokes).
-pub type Draw = Callback<(CanvasBackend, Palette, f64)>;
+/// The canvas backend, measuring text with the canvas's own `measureText`.
+/// Without it plotters sizes every axis label by adding a styled `<span>`
+/// to the page and reading its size, a forced layout of the whole page per
+/// label; a chart's redraw took 6-10 ms, most of it in those layouts.
+pub struct Canvas {
+    backend: CanvasBackend,
+    context: web_sys::CanvasRenderingContext2d,
+}
+
+impl Canvas {
+    fn new(element: web_sys::HtmlCanvasElement) -> Option<Self> {
+        let context = element
+            .get_context("2d")
+            .ok()
+            .flatten()?
+            .dyn_into::<web_sys::CanvasRenderingContext2d>()
+            .ok()?;
+        let backend = CanvasBackend::with_canvas_object(element)?;
+        Some(Self { backend, context })
+    }
+
+    /// Clears every pixel.
+    fn clear(&self) {
+        let (width, height) = self.backend.get_size();
+        self.context
+            .clear_rect(0.0, 0.0, f64::from(width), f64::from(height));
+    }
+}
+
+/// Every drawing call is the canvas backend's; only text measuring is ours.
+impl DrawingBackend for Canvas {
+    type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.backend.get_size()
+    }
+
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.ensure_prepared()
+    }
+
+    fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.present()
+    }
+
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.draw_pixel(point, color)
+    }
+
+    fn draw_line<S: plotters_backend::BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.draw_line(from, to, style)
+    }
+
+    fn draw_rect<S: plotters_backend::BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend
+            .draw_rect(upper_left, bottom_right, style, fill)
+    }
+
+    fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.draw_path(path, style)
+    }
+
+    fn draw_circle<S: plotters_backend::BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.draw_circle(center, radius, style, fill)
+    }
+
+    fn fill_polygon<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.fill_polygon(vert, style)
+    }
+
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.backend.draw_text(text, style, pos)
+    }
+
+    /// Width and height in canvas pixels, in the font `draw_text` uses.
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+        self.context.set_font(&format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str(),
+        ));
+        let Ok(metrics) = self.context.measure_text(text) else {
+            // Measured as plotters would, through the page.
+            return self.backend.estimate_text_size(text, style);
+        };
+        let height = metrics.font_bounding_box_ascent() + metrics.font_bounding_box_descent();
+        Ok((metrics.width().ceil() as u32, height.ceil() as u32))
+    }
+}
+
+/// How a figure draws its chart: onto the canvas, with the page's palette
+/// and the device pixel ratio (to scale fonts and strokes).
+pub type Draw = Callback<(Canvas, Palette, f64)>;
+
+/// Reports an element's CSS width to `width` whenever it changes, from a
+/// `ResizeObserver` (so a redraw never forces a layout to read it); stops
+/// when dropped.
+struct WidthObserver {
+    observer: web_sys::ResizeObserver,
+    /// The callback the observer calls: it must live as long as the observer.
+    _callback: Closure<dyn Fn(js_sys::Array)>,
+}
+
+impl WidthObserver {
+    fn new(element: &web_sys::Element, width: RwSignal<f64>) -> Option<Self> {
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let entry = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>();
+            if let Ok(entry) = entry {
+                width.set(entry.content_rect().width());
+            }
+        });
+        let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        observer.observe(element);
+        Some(Self {
+            observer,
+            _callback: callback,
+        })
+    }
+}
+
+impl Drop for WidthObserver {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
 
 #[component]
 pub fn PlotCanvas(
@@ -184,7 +392,8 @@ pub fn PlotCanvas(
     label: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    // Bumped when the window's size or the reader's colour scheme changes.
+    // Bumped when the device pixel ratio (a window resize) or the reader's
+    // colour scheme changes.
     let redraws = RwSignal::new(0u32);
     let redraw = move || redraws.update(|n| *n = n.wrapping_add(1));
     let handle = window_event_listener(leptos::ev::resize, move |_| redraw());
@@ -194,20 +403,34 @@ pub fn PlotCanvas(
         PALETTE.with(|cached| cached.set(None));
         redraw();
     }));
+    // The canvas's CSS width; 0 until the observer first reports it.
+    let width = RwSignal::new(0.0);
+    let observer = StoredValue::new_local(None::<WidthObserver>);
+    canvas.on_load(move |element| {
+        // Through the CSS object model: a style attribute would break the page's CSP.
+        _ = web_sys::HtmlElement::style(&element).set_property("height", &format!("{height}px"));
+        observer.set_value(WidthObserver::new(&element, width));
+    });
     Effect::new(move |_| {
         redraws.track();
-        let Some(element) = canvas.get() else {
+        let width = width.get();
+        let Some(element) = canvas.get().filter(|_| width > 0.0) else {
             return;
         };
         let element: web_sys::HtmlCanvasElement = element.unchecked_into();
-        // Through the CSS object model: a style attribute would break the page's CSP.
-        _ = web_sys::HtmlElement::style(&element).set_property("height", &format!("{height}px"));
         let ratio = window().device_pixel_ratio().max(1.0);
-        let width = f64::from(element.client_width().max(1));
-        element.set_width((width * ratio) as u32);
-        element.set_height((f64::from(height) * ratio) as u32);
-        if let Some(backend) = CanvasBackend::with_canvas_object(element) {
-            draw.run((backend, current_palette(), ratio));
+        let size = ((width * ratio) as u32, (f64::from(height) * ratio) as u32);
+        // Resizing a canvas clears it; at the same size it is cleared by hand.
+        if (element.width(), element.height()) == size {
+            if let Some(canvas) = Canvas::new(element.clone()) {
+                canvas.clear();
+            }
+        } else {
+            element.set_width(size.0);
+            element.set_height(size.1);
+        }
+        if let Some(canvas) = Canvas::new(element) {
+            draw.run((canvas, current_palette(), ratio));
         }
     });
     view! {

@@ -13,7 +13,7 @@ mod share;
 mod slider;
 mod toggle;
 
-pub use chart::{Palette, PlotCanvas};
+pub use chart::{Canvas, LegendMark, Palette, PlotCanvas};
 pub use choice::Choice;
 pub use notices::Notices;
 pub use number_input::NumberInput;
