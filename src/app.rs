@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 
 use crate::content::Afterword;
 use crate::exercises::Exercises;
@@ -153,10 +153,11 @@ fn current_search() -> String {
 }
 
 /// The shortest time between two rewrites of the URL. Chromium's
-/// `history.replaceState` costs 1-10 ms a call (measured with `bench/run`),
-/// more than a whole update of a figure, and it ignores calls made more than
+/// `history.replaceState` costs 0.5-5 ms a call (measured with `bench/run`),
+/// as much as a whole update of a figure, and it ignores calls made more than
 /// about 200 times in ten seconds. So the URL follows a drag up to ten times
-/// a second, from a timer, never inside the input's own task.
+/// a second, from a timer and then in the browser's next idle period (where
+/// there is one), never inside an input's own work.
 const URL_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Writes the latest query to the URL at most once per [`URL_INTERVAL`].
@@ -174,7 +175,20 @@ impl UrlWriter {
             return;
         }
         let writer = Rc::clone(self);
-        if set_timeout_with_handle(move || writer.flush(), URL_INTERVAL).is_err() {
+        let when_idle = move || {
+            let idle = Rc::clone(&writer);
+            let callback = Closure::once_into_js(move || idle.flush());
+            // Idle periods can be rare in a busy page: never wait over 200 ms more.
+            let options = web_sys::IdleRequestOptions::new();
+            options.set_timeout(200);
+            let requested = window()
+                .request_idle_callback_with_options(callback.unchecked_ref(), &options)
+                .is_ok();
+            if !requested {
+                writer.flush();
+            }
+        };
+        if set_timeout_with_handle(when_idle, URL_INTERVAL).is_err() {
             self.flush();
         }
     }

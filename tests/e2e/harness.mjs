@@ -117,6 +117,12 @@ export async function open(browser, url, options = {}) {
   return { page, errors, close: () => context.close() };
 }
 
+/** Opens the (first) "Share or embed" panel and waits for its link and snippet. */
+export async function openShare(page) {
+  await page.locator('.share__summary').first().click();
+  await page.locator('.share__text').nth(1).waitFor();
+}
+
 /** Every readout on the page: id -> { value, text }. */
 export async function readouts(page, scope = 'body') {
   return page.$$eval(`${scope} [data-readout]`, (elements) =>
