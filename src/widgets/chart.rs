@@ -420,16 +420,13 @@ pub fn PlotCanvas(
         let element: web_sys::HtmlCanvasElement = element.unchecked_into();
         let ratio = window().device_pixel_ratio().max(1.0);
         let size = ((width * ratio) as u32, (f64::from(height) * ratio) as u32);
-        // Resizing a canvas clears it; at the same size it is cleared by hand.
-        if (element.width(), element.height()) == size {
-            if let Some(canvas) = Canvas::new(element.clone()) {
-                canvas.clear();
-            }
-        } else {
+        // Only when it changes: resizing a canvas is costly (and clears it).
+        if (element.width(), element.height()) != size {
             element.set_width(size.0);
             element.set_height(size.1);
         }
         if let Some(canvas) = Canvas::new(element) {
+            canvas.clear();
             draw.run((canvas, current_palette(), ratio));
         }
     });
