@@ -15,6 +15,10 @@ pub fn Readout(
     #[prop(into)]
     data: Signal<ReadoutData>,
 ) -> impl IntoView {
+    // Read once a change, and passed on only when it differs: callers hand in
+    // derived signals that clone the readout on every read, and the view
+    // below reads it four times.
+    let data = Memo::new(move |_| data.get());
     let unit = use_context::<ByteUnitSetting>().unwrap_or_default();
     // Byte counts follow the page's unit; `data-value` stays in bytes.
     let text = move || {
