@@ -141,6 +141,9 @@ test('a second visit works with the network cut, at any address of the page', as
     const keys = await (await caches.open('parallax')).keys();
     return keys.some((request) => request.url.endsWith('.wasm')) && keys.some((request) => request.url.endsWith('.css'));
   });
+  // ... and is active: it fills the cache while installing, so a full cache
+  // alone can come before it answers navigations (a failed run in CI).
+  await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state);
   await context.setOffline(true);
   await page.goto(`${app.server.base}?fig=zero&gpus=16&stage=3`);
   await ready(page);
