@@ -26,6 +26,25 @@ export const BUDGETS = {
 };
 
 /**
+ * Every budget check of one benchmark result, as `{ check, value, budget, met }`:
+ * the names `KNOWN_OVER` (bench/known-over.mjs) uses.
+ */
+export function judge(result) {
+  const checks = [
+    { check: 'transfer brotli bytes', value: result.transfer.at(-1).brotli, budget: BUDGETS.transferBrotli },
+    { check: 'start-up ms', value: result.startup.interactive, budget: BUDGETS.startup },
+    ...result.input.map((r) => ({ check: `input p95 ms, ${r.page} at ${r.rate}x`, value: r.p95, budget: BUDGETS.inputP95[r.rate] })),
+    ...result.drag.map((r) =>
+      r.rate === 1
+        ? { check: `drag frame ms, ${r.page} at 1x`, value: r.frameMax, budget: BUDGETS.dragFrame }
+        : { check: `drag long frame ms, ${r.page} at ${r.rate}x`, value: r.longFrameMax, budget: BUDGETS.dragLongFrame },
+    ),
+    { check: 'memory growth', value: Math.max(result.memory.jsGrowth, result.memory.wasmGrowth), budget: BUDGETS.memoryGrowth },
+  ];
+  return checks.map((c) => ({ ...c, met: c.value <= c.budget }));
+}
+
+/**
  * The pages whose controls are swept: every figure at its defaults, plus
  * the pipeline at 8 stages and 64 micro-batches and the 3D grid at its largest.
  */
@@ -33,6 +52,9 @@ export const SWEEP_PAGES = FIGURES.map((figure) => ({ name: figure, query: `fig=
   { name: 'pp 8x64', query: 'fig=pp&pp=8&micro=64', only: ['schedule', 'chunks'] },
   { name: '3d largest', query: 'fig=3d&tp=8&pp=16&dp=64', only: ['dp', 'zero'] },
 ]);
+
+/** The pages whose sliders are dragged: every figure (the extra sweep pages only narrow its toggles). */
+export const DRAG_PAGES = SWEEP_PAGES.filter((page) => !page.only);
 
 /** The p-th percentile of the finite values (a run that could not read one gives NaN). */
 export function percentile(values, p) {
@@ -264,7 +286,7 @@ function recordFrames() {
 }
 
 /** A real mouse drag across every slider of every figure, at `rate`x throttling. */
-export async function drags(browser, base, { rate, moves, pages = SWEEP_PAGES.slice(0, 9) }) {
+export async function drags(browser, base, { rate, moves, pages = DRAG_PAGES }) {
   const rows = [];
   for (const { name, query } of pages) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -15,7 +15,7 @@ use crate::figures::beyond::Beyond;
 use crate::figures::{explanation, FigureId, FigureSet};
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
 use crate::settings::{PageSettings, Settings, UnitsToggle};
-use crate::widgets::{ByteUnitSetting, Notices, Share};
+use crate::widgets::{scoped, ByteUnitSetting, Notices, Share};
 
 /// What the page shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,7 +271,7 @@ pub fn App() -> impl IntoView {
                         <h1 class="figure__title" id="figure-title">{id.title()}</h1>
                         {figures.view(id)}
                         <FigureShare figures=figures id=id/>
-                        <UnitsToggle/>
+                        {scoped("settings", move || view! { <UnitsToggle/> })}
                     </section>
                 </main>
             }

@@ -128,13 +128,15 @@ pub fn Settings(
     /// Every figure's parameters.
     figures: FigureSet,
 ) -> impl IntoView {
-    view! {
-        <details class="settings">
-            <summary class="settings__summary">"Units and conventions"</summary>
-            <UnitsToggle explained=true/>
-            <BytesToggle figures=figures/>
-        </details>
-    }
+    crate::widgets::scoped("settings", move || {
+        view! {
+            <details class="settings">
+                <summary class="settings__summary">"Units and conventions"</summary>
+                <UnitsToggle explained=true/>
+                <BytesToggle figures=figures/>
+            </details>
+        }
+    })
 }
 
 #[cfg(test)]

@@ -57,52 +57,54 @@ pub fn Beyond() -> impl IntoView {
     let context = Memo::new(move |_| context_readout(cp.get() as u32));
     let whole = |signal: RwSignal<f64>| Signal::derive(move || group_thousands(signal.get()));
     let setter = |signal: RwSignal<f64>| Callback::new(move |v: f64| signal.set(v));
-    view! {
-        <section class="beyond" id="beyond" aria-labelledby="beyond-title">
-            <h2 id="beyond-title">"Beyond three dimensions"</h2>
-            <div class="figure">
-                <h3 class="figure__title">"Expert parallelism"</h3>
-                <p>
-                    "A mixture-of-experts layer holds many feed-forward networks, the experts, and sends each token to "
-                    "only a few of them. Expert parallelism puts different experts on different GPUs, so every token's "
-                    "hidden state travels to its experts' GPUs and back: two all-to-all exchanges a layer. Here each "
-                    "GPU routes one 4,096-token sequence of width 4,096."
-                </p>
-                <div class="figure__controls">
-                    <Slider label="Expert-parallel GPUs" param="ep" min=1.0 max=64.0 step=1.0 value=ep text=whole(ep) on_input=setter(ep)/>
-                    <Slider label="Experts per token (top-k)" param="top-k" min=1.0 max=8.0 step=1.0 value=top_k text=whole(top_k) on_input=setter(top_k)/>
+    crate::widgets::scoped("beyond", move || {
+        view! {
+            <section class="beyond" id="beyond" aria-labelledby="beyond-title">
+                <h2 id="beyond-title">"Beyond three dimensions"</h2>
+                <div class="figure">
+                    <h3 class="figure__title">"Expert parallelism"</h3>
+                    <p>
+                        "A mixture-of-experts layer holds many feed-forward networks, the experts, and sends each token to "
+                        "only a few of them. Expert parallelism puts different experts on different GPUs, so every token's "
+                        "hidden state travels to its experts' GPUs and back: two all-to-all exchanges a layer. Here each "
+                        "GPU routes one 4,096-token sequence of width 4,096."
+                    </p>
+                    <div class="figure__controls">
+                        <Slider label="Expert-parallel GPUs" param="ep" min=1.0 max=64.0 step=1.0 value=ep text=whole(ep) on_input=setter(ep)/>
+                        <Slider label="Experts per token (top-k)" param="top-k" min=1.0 max=8.0 step=1.0 value=top_k text=whole(top_k) on_input=setter(top_k)/>
+                    </div>
+                    <div class="figure__readouts"><Readout data=expert/></div>
+                    <p class="figure__in-words" aria-live="polite">
+                        <strong>"In words. "</strong>
+                        {move || format!(
+                            "With {} expert-parallel GPUs and top-{} routing, each GPU sends {} per MoE layer: 2 × tokens × k × width × 2 bytes, times the {:.0}% of routes that leave the GPU.",
+                            ep.get(), top_k.get(), expert.with(|r| r.text.clone()), (ep.get() - 1.0) / ep.get() * 100.0
+                        )}
+                    </p>
                 </div>
-                <div class="figure__readouts"><Readout data=expert/></div>
-                <p class="figure__in-words" aria-live="polite">
-                    <strong>"In words. "</strong>
-                    {move || format!(
-                        "With {} expert-parallel GPUs and top-{} routing, each GPU sends {} per MoE layer: 2 × tokens × k × width × 2 bytes, times the {:.0}% of routes that leave the GPU.",
-                        ep.get(), top_k.get(), expert.with(|r| r.text.clone()), (ep.get() - 1.0) / ep.get() * 100.0
-                    )}
-                </p>
-            </div>
-            <div class="figure">
-                <h3 class="figure__title">"Sequence and context parallelism"</h3>
-                <p>
-                    "Activations grow with the sequence. Sequence parallelism splits the norms and dropouts of a "
-                    "tensor-parallel group along the sequence; context parallelism goes further and gives each GPU a "
-                    "slice of the tokens for the whole layer, exchanging keys and values for attention. Either way a "
-                    "GPU keeps 1/c of the activations. Here: Llama 3 8B at 128K tokens, with selective recomputation."
-                </p>
-                <div class="figure__controls">
-                    <Slider label="Context-parallel GPUs c" param="cp" min=1.0 max=16.0 step=1.0 value=cp text=whole(cp) on_input=setter(cp)/>
+                <div class="figure">
+                    <h3 class="figure__title">"Sequence and context parallelism"</h3>
+                    <p>
+                        "Activations grow with the sequence. Sequence parallelism splits the norms and dropouts of a "
+                        "tensor-parallel group along the sequence; context parallelism goes further and gives each GPU a "
+                        "slice of the tokens for the whole layer, exchanging keys and values for attention. Either way a "
+                        "GPU keeps 1/c of the activations. Here: Llama 3 8B at 128K tokens, with selective recomputation."
+                    </p>
+                    <div class="figure__controls">
+                        <Slider label="Context-parallel GPUs c" param="cp" min=1.0 max=16.0 step=1.0 value=cp text=whole(cp) on_input=setter(cp)/>
+                    </div>
+                    <div class="figure__readouts"><Readout data=context/></div>
+                    <p class="figure__in-words" aria-live="polite">
+                        <strong>"In words. "</strong>
+                        {move || format!(
+                            "Split {} ways, each GPU holds {} of activations per layer for its {} tokens.",
+                            cp.get(), context.with(|r| r.text.clone()), group_thousands(LONG_SEQ / cp.get())
+                        )}
+                    </p>
                 </div>
-                <div class="figure__readouts"><Readout data=context/></div>
-                <p class="figure__in-words" aria-live="polite">
-                    <strong>"In words. "</strong>
-                    {move || format!(
-                        "Split {} ways, each GPU holds {} of activations per layer for its {} tokens.",
-                        cp.get(), context.with(|r| r.text.clone()), group_thousands(LONG_SEQ / cp.get())
-                    )}
-                </p>
-            </div>
-        </section>
-    }
+            </section>
+        }
+    })
 }
 
 #[cfg(test)]

@@ -293,8 +293,13 @@ impl FigureSet {
         pairs
     }
 
-    /// The figure itself: controls, diagram, readouts and "In words".
+    /// The figure itself: controls, diagram, readouts and "In words", its
+    /// controls' ids scoped by its slug.
     pub fn view(&self, id: FigureId) -> AnyView {
+        crate::widgets::scoped(id.slug(), move || self.unscoped_view(id)).into_any()
+    }
+
+    fn unscoped_view(&self, id: FigureId) -> AnyView {
         match id {
             FigureId::Why => view! { <why::WhyFigure params=self.why/> }.into_any(),
             FigureId::Dp => view! { <data_parallel::DpFigure params=self.dp/> }.into_any(),

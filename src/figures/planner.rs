@@ -93,6 +93,11 @@ impl PlannerParams {
                 scenario.params_override = None;
             }
         }
+        // The scenario leaves out its own default model, Llama 2 7B; here it
+        // is a choice (the planner's default is the 70B example), so it is kept.
+        if self.model_chosen && scenario.model.id == crate::model::presets::DEFAULT_MODEL.id {
+            pairs.push(("model".to_string(), scenario.model.id.to_string()));
+        }
         scenario.write(pairs);
         let mut put = |key: &str, value: String| pairs.push((key.to_string(), value));
         if self.gpus != DEFAULT_GPUS {
@@ -542,6 +547,24 @@ mod tests {
             (Bytes(1120e9), Bytes(140e9))
         );
         assert_eq!((answers.fewest, answers.power_of_two), (14, 16));
+    }
+
+    /// Found by the full-page controls test: choosing Llama 2 7B (the shared
+    /// default model, not the planner's) wrote no `model`, and the link
+    /// opened on the 70B example.
+    #[test]
+    fn a_chosen_default_model_is_kept_in_the_url() {
+        let mut notices = Vec::new();
+        let chosen = PlannerParams::from_query(&Query::parse("model=llama2-7b"), &mut notices);
+        let mut pairs = Vec::new();
+        chosen.write(&mut pairs);
+        let again = PlannerParams::from_query(
+            &Query::parse(&crate::model::query::to_search(&pairs)),
+            &mut notices,
+        );
+        assert_eq!(again, chosen);
+        assert_eq!(again.scenario.params(), 6.74e9);
+        assert!(notices.is_empty());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::scope::control_id;
+
 #[component]
 pub fn Choice(
     /// Visible label, also the select's accessible name.
@@ -20,7 +22,7 @@ pub fn Choice(
     #[prop(optional)]
     sources: Vec<(&'static str, &'static str)>,
 ) -> impl IntoView {
-    let id = format!("control-{param}");
+    let id = control_id(param);
     // A memo: the disclosure is rebuilt only when the source itself changes.
     let source = Memo::new(move |_| {
         selected.with(|s| {

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::scope::control_id;
+
 use crate::model::number::parse_number;
 
 #[component]
@@ -19,7 +21,7 @@ pub fn NumberInput(
     /// Called with each accepted value (in the parameter's base unit).
     on_change: Callback<f64>,
 ) -> impl IntoView {
-    let id = format!("control-{param}");
+    let id = control_id(param);
     let error_id = format!("{id}-error");
     let error = RwSignal::new(None::<String>);
     view! {

@@ -6,6 +6,8 @@
 
 use leptos::prelude::*;
 
+use super::scope::control_id;
+
 #[component]
 pub fn Slider(
     /// Visible label, also the input's accessible name.
@@ -28,7 +30,7 @@ pub fn Slider(
     /// Called with each new value as the reader drags (base unit).
     on_input: Callback<f64>,
 ) -> impl IntoView {
-    let id = format!("control-{param}");
+    let id = control_id(param);
     view! {
         <div class="control control--slider">
             <label class="control__label" for=id.clone()>{label}</label>

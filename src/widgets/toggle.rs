@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::scope::control_id;
+
 #[component]
 pub fn Toggle(
     /// Visible label of the group, its accessible name.
@@ -18,7 +20,7 @@ pub fn Toggle(
     /// Called with the id the reader picks.
     on_change: Callback<String>,
 ) -> impl IntoView {
-    let name = format!("control-{param}");
+    let name = control_id(param);
     view! {
         <fieldset class="control control--toggle" data-param=param>
             <legend class="control__label">{label}</legend>

@@ -225,13 +225,13 @@ test('settings: GiB readouts keep their bytes, 18 bytes a parameter reaches ever
   const full = await open(app.browser, app.server.base);
   await ready(full.page);
   await full.page.locator('.settings__summary').click();
-  await full.page.locator('label[for="control-bytes-20"]').click();
+  await full.page.locator('label[for="settings-bytes-20"]').click();
   const after = await readouts(full.page);
   assert.equal(after['training-state'].value, 20 * 6.74e9);
   // dp's gradient to all-reduce is now fp32: 4 bytes a parameter.
   assert.equal((await readouts(full.page, '#dp'))['gradient-size'].value, 4 * 6.74e9);
   await urlMatching(full.page, /bytes=20/);
-  await full.page.locator('label[for="control-units-gib"]').click();
+  await full.page.locator('label[for="settings-units-gib"]').click();
   assert.match((await readouts(full.page, '#zero'))['state-per-gpu'].text, / GiB$/);
   assert.deepEqual([...errors, ...full.errors], []);
   await full.close();

@@ -107,10 +107,10 @@ test('tp: degree and link toggles by keyboard and mouse', async () => {
   await press(page, 'input[data-param="tp"][value="4"]', 'ArrowRight');
   expectTexts(assert, await readouts(page), { 'sent-per-gpu-layer': '235 MB', 'compute-time': '4.1 ms' });
   assert.equal(await page.locator('.fig-tp__gpu').count(), 8);
-  await page.locator('label[for="control-link-network"]').click();
+  await page.locator('label[for="tp-link-network"]').click();
   expectTexts(assert, await readouts(page), { 'comm-time': '4.7 ms', 'sent-per-gpu-layer': '235 MB' });
   await urlMatching(page, /\?fig=tp&tp=8&link=network$/);
-  await page.locator('label[for="control-tp-1"]').click();
+  await page.locator('label[for="tp-tp-1"]').click();
   expectTexts(assert, await readouts(page), { 'sent-per-gpu-layer': '0 B', 'state-per-gpu': '107.8 GB' });
   assert.deepEqual(errors, []);
   await close();
@@ -120,12 +120,12 @@ test('pp: stages and micro-batches by keyboard and mouse, each schedule', async 
   const { page, errors, close } = await embed('fig=pp');
   await press(page, 'input[data-param="micro"]', 'ArrowRight', 4);
   expectTexts(assert, await readouts(page), { bubble: '27.3%', 'peak-in-flight': '8', 'total-units': '33' });
-  await page.locator('label[for="control-schedule-1f1b"]').click();
+  await page.locator('label[for="pp-schedule-1f1b"]').click();
   expectTexts(assert, await readouts(page), { bubble: '27.3%', 'peak-in-flight': '4' });
-  await page.locator('label[for="control-schedule-interleaved"]').click();
+  await page.locator('label[for="pp-schedule-interleaved"]').click();
   expectTexts(assert, await readouts(page), { bubble: '15.8%', 'total-units': '28.5' });
   assert.equal(await page.locator('input[data-param="chunks"]').count(), 1);
-  await page.locator('label[for="control-schedule-zb-h1"]').click();
+  await page.locator('label[for="pp-schedule-zb-h1"]').click();
   expectTexts(assert, await readouts(page), { bubble: '11.1%' });
   await urlMatching(page, /micro=8&schedule=zb-h1/);
   // The largest timeline: 8 stages, 64 micro-batches.

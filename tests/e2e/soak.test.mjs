@@ -18,7 +18,8 @@ test('10,000 random control changes: readouts stay well formed, no error, memory
     );
     assert.equal(result.malformed, 0);
     assert.deepEqual(result.errors, []);
-    // The budget is 10%; the test command fails at 50% over it (see tests/e2e/budget.test.mjs).
+    // The budget is 10% (bench/run holds it); memory does not vary with the machine's load,
+    // so the test command fails at 50% over it.
     assert.ok(result.jsGrowth <= BUDGETS.memoryGrowth * 1.5, `JS heap grew ${result.jsGrowth}`);
     assert.ok(result.wasmGrowth <= BUDGETS.memoryGrowth * 1.5, `wasm memory grew ${result.wasmGrowth}`);
   } finally {
