@@ -5,12 +5,18 @@
 //! - [`figures`]: one module per figure, each a pure `data()` and a thin view;
 //! - [`widgets`]: controls and readouts that know nothing of training;
 //! - [`settings`]: the page's own settings (theme, units, bytes a parameter);
-//! - [`app`]: the shell that shows the explainer or one embedded figure.
+//! - [`hooks`]: browser plumbing (sizes, media queries, timers, the URL);
+//! - [`app`]: the route; [`page`], the whole explainer; [`embedded`], one
+//!   figure alone for an iframe.
 
 pub mod app;
+pub mod beyond;
 pub mod content;
+pub mod embedded;
 pub mod exercises;
 pub mod figures;
+pub mod hooks;
 pub mod model;
+pub mod page;
 pub mod settings;
 pub mod widgets;

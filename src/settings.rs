@@ -1,25 +1,38 @@
 //! Settings of the page rather than of one figure, each kept in the URL:
-//! the colour scheme (`theme`), the unit of byte readouts (`units`), and the
+//! the colour scheme (`theme`), the unit of byte readouts (`units`), whether
+//! an embedded figure shows its share panel and settings (`chrome`), and the
 //! training state's bytes a parameter (`bytes`, held in every figure's
 //! scenario so that an embedded figure carries it too).
 
 use leptos::prelude::*;
 
-use crate::figures::FigureSet;
+use crate::figures::Live;
+use crate::model::choice::{options, Choice};
 use crate::model::memory::BytesPerParam;
-use crate::model::query::{read_choice, Notice, Pairs, Query};
-use crate::model::scenario::BYTES_CHOICES;
+use crate::model::query::{read_choice, read_option, Notice, Pairs, Query};
 use crate::model::units::ByteUnit;
-use crate::widgets::Toggle;
+use crate::widgets::{provide_byte_unit, scoped, Toggle};
 
 /// Settings of the page rather than of a figure, kept in the URL.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageSettings {
     /// `theme=light|dark`: one colour scheme, whatever the reader's (or the
     /// embedding page's) preference; without it the page follows that preference.
     pub theme: Option<&'static str>,
     /// `units=gb|gib`: how byte readouts are written.
     pub units: ByteUnit,
+    /// `chrome=0`: an embedded figure without its share panel and settings.
+    pub chrome: bool,
+}
+
+impl Default for PageSettings {
+    fn default() -> Self {
+        Self {
+            theme: None,
+            units: ByteUnit::Decimal,
+            chrome: true,
+        }
+    }
 }
 
 impl PageSettings {
@@ -28,9 +41,8 @@ impl PageSettings {
     pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
         Self {
             theme: read_choice(query, "theme", &Self::THEMES, notices),
-            units: read_choice(query, "units", &ByteUnit::IDS, notices)
-                .and_then(ByteUnit::from_id)
-                .unwrap_or_default(),
+            units: read_option(query, "units", notices).unwrap_or_default(),
+            chrome: read_choice(query, "chrome", &["0", "1"], notices) != Some("0"),
         }
     }
 
@@ -40,6 +52,9 @@ impl PageSettings {
         }
         if self.units != ByteUnit::default() {
             pairs.push(("units".to_string(), self.units.id().to_string()));
+        }
+        if !self.chrome {
+            pairs.push(("chrome".to_string(), "0".to_string()));
         }
     }
 
@@ -51,6 +66,23 @@ impl PageSettings {
     }
 }
 
+/// The page's settings, shared with every part of the page.
+#[derive(Clone, Copy, Debug)]
+pub struct SettingsContext(pub RwSignal<PageSettings>);
+
+/// Provides the page's settings (and the unit of byte readouts) to everything below.
+pub fn provide_settings(settings: PageSettings) -> RwSignal<PageSettings> {
+    let signal = RwSignal::new(settings);
+    provide_context(SettingsContext(signal));
+    provide_byte_unit(Signal::derive(move || signal.with(|s| s.units)));
+    signal
+}
+
+/// The page's settings (the defaults where none were provided).
+pub fn use_settings() -> RwSignal<PageSettings> {
+    use_context::<SettingsContext>().map_or_else(|| RwSignal::new(PageSettings::default()), |c| c.0)
+}
+
 /// GB or GiB for every byte readout on the page; kept in the URL (`units`).
 #[component]
 pub fn UnitsToggle(
@@ -58,85 +90,75 @@ pub fn UnitsToggle(
     #[prop(optional)]
     explained: bool,
 ) -> impl IntoView {
-    let page = use_context::<RwSignal<PageSettings>>()
-        .unwrap_or_else(|| RwSignal::new(PageSettings::default()));
-    let options = ByteUnit::ALL
-        .iter()
-        .map(|unit| (unit.id().to_string(), unit.label().to_string()))
-        .collect();
-    view! {
-        <div class="settings__item">
-            <Toggle
-                label="Byte readouts in"
-                param="units"
-                options=options
-                selected=Signal::derive(move || page.with(|p| p.units.id().to_string()))
-                on_change=Callback::new(move |id: String| {
-                    if let Some(unit) = ByteUnit::from_id(&id) {
-                        page.update(|p| p.units = unit);
-                    }
-                })
-            />
-            {explained.then(|| view! {
-                <p class="settings__note">
-                    "GB is 10⁹ bytes, as GPU makers and the papers count; GiB is 2³⁰ bytes, as "
-                    <code>"nvidia-smi"</code>
-                    " and operating systems count, so 80 GB is 74.5 GiB. Only the readouts change; the text keeps GB."
-                </p>
-            })}
-        </div>
-    }
+    let page = use_settings();
+    scoped("settings", move || {
+        view! {
+            <div class="settings__item">
+                <Toggle
+                    label="Byte readouts in"
+                    param="units"
+                    options={options::<ByteUnit>()}
+                    selected=Signal::derive(move || page.with(|p| p.units.id().to_string()))
+                    on_change=Callback::new(move |id: String| {
+                        if let Some(unit) = ByteUnit::from_id(&id) {
+                            page.update(|p| p.units = unit);
+                        }
+                    })
+                />
+                {explained.then(|| view! {
+                    <p class="settings__note">
+                        "GB is 10⁹ bytes, as GPU makers and the papers count; GiB is 2³⁰ bytes, as "
+                        <code>"nvidia-smi"</code>
+                        " and operating systems count, so 80 GB is 74.5 GiB. Only the readouts change; the text keeps GB."
+                    </p>
+                })}
+            </div>
+        }
+    })
 }
 
-/// The training state's convention for every figure, explained where it is chosen.
-#[component]
-fn BytesToggle(
-    /// Every figure's parameters.
-    figures: FigureSet,
-) -> impl IntoView {
-    let options = BYTES_CHOICES
-        .iter()
-        .map(|total| (total.to_string(), format!("{total} B")))
-        .collect();
-    view! {
-        <div class="settings__item">
-            <Toggle
-                label="Training state, bytes a parameter"
-                param="bytes"
-                options=options
-                selected=Signal::derive(move || figures.bytes_per_param().total().to_string())
-                on_change=Callback::new(move |total: String| {
-                    if let Some(bytes) = total.parse().ok().and_then(BytesPerParam::from_total) {
-                        figures.set_bytes_per_param(bytes);
-                    }
-                })
-            />
-            <p class="settings__note">
-                "16 is ZeRO's count, and the seeds': bf16 weights and gradients (2 + 2 bytes) and Adam's fp32 "
-                "master weights, momentum and variance (12). Megatron-LM and DeepSpeed's bf16 optimizer keep the "
-                "gradients in fp32 instead: 2 + 4 + 12 = 18. Accumulating fp16 gradients into a separate fp32 "
-                "buffer makes it 2 + 2 + 4 + 12 = 20. With 18 or 20 the data-parallel all-reduce sends fp32 "
-                "gradients, 4 bytes a parameter rather than 2. Every figure follows this choice."
-            </p>
-        </div>
-    }
-}
+/// What the bytes-a-parameter setting means, said once where it is chosen.
+const BYTES_NOTE: &str = "16 is ZeRO's count, and the one the explainer's numbers use: bf16 weights and gradients \
+(2 + 2 bytes) and Adam's fp32 master weights, momentum and variance (12). Megatron-LM and DeepSpeed's bf16 \
+optimizer keep the gradients in fp32 instead: 2 + 4 + 12 = 18. Accumulating fp16 gradients into a separate fp32 \
+buffer makes it 2 + 2 + 4 + 12 = 20. With 18 or 20 the data-parallel all-reduce sends fp32 gradients, 4 bytes a \
+parameter rather than 2. Every figure follows this choice.";
 
 /// The full page's settings: units and the training state's convention.
 #[component]
 pub fn Settings(
-    /// Every figure's parameters.
-    figures: FigureSet,
+    /// Every figure on the page.
+    figures: StoredValue<Vec<Live>>,
 ) -> impl IntoView {
-    crate::widgets::scoped("settings", move || {
-        view! {
-            <details class="settings">
-                <summary class="settings__summary">"Units and conventions"</summary>
-                <UnitsToggle explained=true/>
-                <BytesToggle figures=figures/>
-            </details>
+    // The convention is the page's: every figure holds the same one.
+    let bytes = Signal::derive(move || {
+        figures
+            .with_value(|all| all.iter().find_map(|f| f.bytes_per_param()))
+            .unwrap_or(BytesPerParam::MIXED_PRECISION_ADAM)
+    });
+    let set_bytes = Callback::new(move |id: String| {
+        if let Some(bytes) = BytesPerParam::from_id(&id) {
+            figures.with_value(|all| all.iter().for_each(|f| f.set_bytes_per_param(bytes)));
         }
-    })
+    });
+    view! {
+        <details class="settings">
+            <summary class="settings__summary">"Units and conventions"</summary>
+            <UnitsToggle explained=true/>
+            {scoped("settings", move || view! {
+                <div class="settings__item">
+                    <Toggle
+                        label="Training state, bytes a parameter"
+                        param="bytes"
+                        options={options::<BytesPerParam>()}
+                        selected=Signal::derive(move || bytes.get().id().to_string())
+                        on_change=set_bytes
+                    />
+                    <p class="settings__note">{BYTES_NOTE}</p>
+                </div>
+            })}
+        </details>
+    }
 }
 
 #[cfg(test)]
@@ -155,5 +177,17 @@ mod tests {
         let odd = PageSettings::from_query(&Query::parse("?theme=purple"), &mut notices);
         assert_eq!(odd, PageSettings::default());
         assert_eq!(notices[0].key, "theme");
+    }
+
+    #[test]
+    fn chrome_0_hides_the_chrome_and_is_kept() {
+        let mut notices = Vec::new();
+        let bare = PageSettings::from_query(&Query::parse("?chrome=0"), &mut notices);
+        assert!(!bare.chrome && notices.is_empty());
+        let mut pairs = Vec::new();
+        bare.write(&mut pairs);
+        assert_eq!(pairs, [("chrome".to_string(), "0".to_string())]);
+        assert!(PageSettings::from_query(&Query::parse("?chrome=2"), &mut notices).chrome);
+        assert_eq!(notices[0].key, "chrome");
     }
 }

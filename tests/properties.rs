@@ -1,13 +1,11 @@
-//! Property tests over the whole input space of the estimator's public
-//! functions: nothing panics, results are finite, and the monotonicities a
-//! reader relies on hold.
+//! Property tests over the whole input space of the estimator and of every
+//! figure in the registry: results are finite, URLs round-trip, and the
+//! monotonicities a reader relies on hold.
 #![cfg(not(target_arch = "wasm32"))]
 
-use parallax::figures::why::{data, WhyParams};
-use parallax::figures::{
-    bubble, data_parallel, pipeline_parallel, planner, tensor_parallel, three_d, zero, ReadoutData,
-};
+use parallax::figures::FIGURES;
 use parallax::model::activations::{first_stage, per_layer, ActivationSetup, Recompute};
+use parallax::model::choice::Choice;
 use parallax::model::comm::{data_parallel_sent, ring_allreduce_sent};
 use parallax::model::compute::{training_flop, training_time};
 use parallax::model::memory::{BytesPerParam, TrainingState, ZeroStage};
@@ -19,6 +17,7 @@ use parallax::model::scenario::{Scenario, TOKENS};
 use parallax::model::tensor::{sent_per_gpu_per_layer, weights_per_gpu_per_layer};
 use parallax::model::three_d::{estimate, Layout};
 use parallax::model::units::{format_ratio, Bytes, Count, Flop, Fraction, Seconds};
+use parallax::widgets::ReadoutData;
 use proptest::prelude::*;
 
 /// A readout a reader may see: a finite value and a text with no NaN or infinity.
@@ -59,8 +58,8 @@ fn query_text() -> impl Strategy<Value = String> {
     prop_oneof![
         any::<String>(),
         "[a-z-]{1,8}=[-+0-9.eEkKmMbBtT%<>\"'&;=]{0,12}(&[a-z-]{1,8}=[^&]{0,12}){0,6}",
-        "(tokens|model|gpu|params|layers|hidden|heads|kv-heads|seq|batch|tflops|fig|step)=[^&]{0,20}(&(tokens|params|gpu|model|seq)=[^&]{0,20}){0,4}",
-        "((gpus|stage|tp|pp|dp|zero|micro|schedule|chunks|link|preset|micro-batch|sp|recompute|params|model|seq)=[-0-9.eEkKmMbBtTa-z%]{0,10}&){1,8}",
+        "(tokens|model|gpu|params|layers|hidden|heads|kv-heads|seq|batch|tflops|bytes|fig|step)=[^&]{0,20}(&(tokens|params|gpu|model|seq)=[^&]{0,20}){0,4}",
+        "((gpus|stage|tp|pp|dp|zero|micro|schedule|chunks|link|preset|micro-batch|sp|recompute|params|model|seq|layers|every|width|batch)=[-0-9.eEkKmMbBtTa-z%]{0,10}&){1,8}",
     ]
 }
 
@@ -81,8 +80,9 @@ proptest! {
     }
 
     #[test]
-    fn any_text_parses_as_a_query(text in query_text()) {
-        let _ = Query::parse(&text).get("tokens");
+    fn any_text_parses_as_a_query_that_writes_back_the_same(text in query_text()) {
+        let query = Query::parse(&text);
+        prop_assert_eq!(Query::parse(&to_search(query.pairs())), query);
     }
 
     #[test]
@@ -96,63 +96,43 @@ proptest! {
     }
 
     #[test]
-    fn any_url_gives_a_valid_scenario_and_finite_figure(text in query_text()) {
+    fn any_url_gives_a_scenario_in_range(text in query_text()) {
         let mut notices = Vec::new();
         let scenario = Scenario::from_query(&Query::parse(&text), &mut notices);
         prop_assert!(scenario.tokens >= TOKENS.min && scenario.tokens <= TOKENS.max);
         prop_assert!(scenario.params().is_finite() && scenario.params() > 0.0);
-        let figure = data(&WhyParams { scenario });
-        for readout in [&figure.training_state, &figure.over_gpu, &figure.compute]
-            .into_iter()
-            .chain(figure.memory.segments.iter().map(|s| &s.readout))
-            .chain(figure.time_bars.iter().map(|b| &b.readout))
-        {
-            prop_assert!(readout.value.is_finite(), "{:?}", readout);
-            prop_assert!(!readout.text.is_empty() && !readout.text.contains("NaN") && !readout.text.contains("inf"));
-        }
         for notice in notices {
             prop_assert!(notice.message.chars().count() < 400);
         }
     }
 
+    /// Every figure of the registry reads any URL into readouts a reader can
+    /// see, and the URL it writes back reads again, without a notice, into
+    /// the same readouts.
     #[test]
-    fn every_figure_reads_any_url_into_well_formed_readouts(text in query_text()) {
+    fn every_figure_reads_any_url_and_writes_it_back(text in query_text()) {
         let query = Query::parse(&text);
-        let mut notices = Vec::new();
-        let d = data_parallel::data(&data_parallel::DpParams::from_query(&query, &mut notices));
-        for r in [&d.state_per_gpu, &d.sequences_per_gpu, &d.gradient_size, &d.sent_per_gpu, &d.compute_per_step, &d.allreduce_time] {
-            prop_assert!(well_formed(r), "dp {:?}", r);
-        }
-        let z = zero::data(&zero::ZeroParams::from_query(&query, &mut notices));
-        for r in [&z.state_per_gpu, &z.smaller_by, &z.sent_per_gpu, &z.fits] {
-            prop_assert!(well_formed(r), "zero {:?}", r);
-        }
-        let t = tensor_parallel::data(&tensor_parallel::TpParams::from_query(&query, &mut notices));
-        for r in [&t.weights_per_gpu_layer, &t.state_per_gpu, &t.sent_per_gpu_layer, &t.comm_time, &t.compute_time, &t.comm_over_compute] {
-            prop_assert!(well_formed(r), "tp {:?}", r);
-        }
-        let pp_params = pipeline_parallel::PpParams::from_query(&query, &mut notices);
-        let p = pipeline_parallel::data(&pp_params);
-        for r in [&p.bubble, &p.layers_per_gpu, &p.state_per_gpu, &p.busy_units, &p.total_units, &p.boundary_activations, &p.peak_in_flight] {
-            prop_assert!(well_formed(r), "pp {:?}", r);
-        }
-        let b = bubble::data(&pp_params);
-        prop_assert!(well_formed(&b.bubble) && well_formed(&b.micro_for_10pct));
-        let three = three_d::data(&three_d::ThreeDParams::from_query(&query, &mut notices));
-        for r in [&three.gpus, &three.nodes, &three.state_per_gpu, &three.bubble, &three.train_time] {
-            prop_assert!(well_formed(r), "3d {:?}", r);
-        }
-        let plan = planner::data(&planner::PlannerParams::from_query(&query, &mut notices));
-        for r in plan.memory.segments.iter().map(|s| &s.readout).chain([&plan.state_per_gpu, &plan.capacity, &plan.fits, &plan.traffic]) {
-            prop_assert!(well_formed(r), "planner {:?}", r);
+        for figure in FIGURES {
+            let mut notices = Vec::new();
+            let readouts = (figure.native.readouts)(&query, &mut notices);
+            prop_assert!(!readouts.is_empty());
+            for readout in &readouts {
+                prop_assert!(well_formed(readout), "{} {:?}", figure.slug(), readout);
+            }
+            let written = (figure.native.canonical)(&query, &mut Vec::new());
+            let mut again = Vec::new();
+            let back = (figure.native.readouts)(&Query::parse(&to_search(&written)), &mut again);
+            prop_assert!(again.is_empty(), "{}: {:?} from {:?}", figure.slug(), again, written);
+            prop_assert_eq!(&back, &readouts, "{} from {:?}", figure.slug(), written);
         }
     }
 
     #[test]
-    fn formatting_never_panics(value in any_float(), decimals in 0usize..6) {
-        let _ = (Bytes(value).to_string(), Seconds(value).to_string(), Flop(value).to_string());
-        let _ = (Count(value).to_string(), Fraction(value).to_string(), format_ratio(value, decimals));
-        let _ = Bytes(value).capacity_text();
+    fn formatting_anything_gives_text(value in any_float(), decimals in 0usize..6) {
+        for text in [Bytes(value).to_string(), Seconds(value).to_string(), Flop(value).to_string(), Count(value).to_string(),
+                     Fraction(value).to_string(), format_ratio(value, decimals), Bytes(value).capacity_text()] {
+            prop_assert!(!text.is_empty());
+        }
     }
 
     #[test]
@@ -246,7 +226,11 @@ proptest! {
     }
 
     #[test]
-    fn nearest_model_accepts_anything(params in any_float()) {
-        let _ = nearest_model(params);
+    fn nearest_model_is_the_nearest_on_a_log_scale(params in any_float()) {
+        let nearest = nearest_model(params);
+        if params.is_finite() && params >= 1.0 {
+            let distance = |nominal: f64| (nominal.ln() - params.ln()).abs();
+            prop_assert!(MODELS.iter().all(|m| distance(m.nominal) >= distance(nearest.nominal)));
+        }
     }
 }

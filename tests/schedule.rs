@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use parallax::model::choice::Choice;
 use parallax::model::pipeline::{bubble, peak_in_flight, Schedule};
 use parallax::model::schedule::{simulate, Block, BlockKind, Timeline};
 
@@ -18,7 +19,7 @@ fn closed_form_holds(schedule: Schedule, p: u32, m: u32) -> bool {
 #[test]
 fn simulated_bubbles_equal_the_closed_forms() {
     let mut checked = 0;
-    for schedule in Schedule::ALL {
+    for &schedule in Schedule::ALL {
         for p in 1..=8 {
             for m in 1..=64 {
                 for chunks in [1, 2, 3, 4] {
@@ -134,7 +135,7 @@ fn check_dependencies(timeline: &Timeline) {
 
 #[test]
 fn no_block_runs_before_its_inputs() {
-    for schedule in Schedule::ALL {
+    for &schedule in Schedule::ALL {
         for p in [1, 2, 3, 4, 8] {
             for m in [1, 2, 3, 5, 8, 13, 64] {
                 check_dependencies(&simulate(schedule, p, m, 2));

@@ -3,8 +3,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;
-use parallax::figures::ReadoutData;
-use parallax::widgets::{Readout, Slider};
+use parallax::model::units::Bytes;
+use parallax::widgets::{scoped, Readout, ReadoutData, Slider, Toggle};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{Event, HtmlElement, HtmlInputElement};
@@ -82,11 +82,10 @@ async fn slider_publishes_its_param_range_and_value_text() {
 #[wasm_bindgen_test]
 async fn readout_publishes_id_exact_value_and_text_and_follows_its_signal() {
     let root = container();
-    let data = RwSignal::new(ReadoutData::new(
+    let data = RwSignal::new(ReadoutData::bytes(
         "training-state",
         "Training state",
-        107.84e9,
-        "107.8 GB",
+        Bytes(107.84e9),
     ));
     leptos::mount::mount_to(root.clone(), move || view! { <Readout data=data/> }).forget();
     tick().await;
@@ -118,11 +117,10 @@ async fn readout_publishes_id_exact_value_and_text_and_follows_its_signal() {
         Some("Training state")
     );
 
-    data.set(ReadoutData::new(
+    data.set(ReadoutData::bytes(
         "training-state",
         "Training state",
-        13.5e9,
-        "13.5 GB",
+        Bytes(13.5e9),
     ));
     tick().await;
     assert_eq!(
@@ -138,4 +136,51 @@ async fn readout_publishes_id_exact_value_and_text_and_follows_its_signal() {
             .as_deref(),
         Some("13.5 GB")
     );
+}
+
+/// Two figures with a control for the same key: each toggle's radios share a
+/// name only with each other, and each label points at its own radio.
+#[wasm_bindgen_test]
+async fn toggles_in_two_figures_never_share_a_group_or_an_id() {
+    let root = container();
+    let picked = RwSignal::new(Vec::<(&'static str, String)>::new());
+    let toggle = move |figure: &'static str| {
+        scoped(figure, move || {
+            view! {
+                <Toggle
+                    label="Link"
+                    param="link"
+                    options=vec![("nvlink", "NVLink"), ("network", "Network")]
+                    selected=Signal::stored("nvlink".to_string())
+                    on_change=Callback::new(move |id: String| picked.update(|p| p.push((figure, id))))
+                />
+            }
+        })
+    };
+    leptos::mount::mount_to(
+        root.clone(),
+        move || view! { {toggle("dp")} {toggle("tp")} },
+    )
+    .forget();
+    tick().await;
+    let radios = root.query_selector_all("input[type=radio]").unwrap();
+    let names: Vec<String> = (0..radios.length())
+        .map(|i| {
+            radios
+                .item(i)
+                .unwrap()
+                .unchecked_into::<HtmlInputElement>()
+                .name()
+        })
+        .collect();
+    assert_eq!(names, ["dp-link", "dp-link", "tp-link", "tp-link"]);
+    // The reader clicks tp's "Network" segment: tp's callback, not dp's, hears it.
+    let label: HtmlElement = root
+        .query_selector("label[for='tp-link-network']")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    label.click();
+    tick().await;
+    assert_eq!(picked.get_untracked(), [("tp", "network".to_string())]);
 }

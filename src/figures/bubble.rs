@@ -6,16 +6,33 @@ use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::pipeline_parallel::{
-    data as timeline_data, PpData, PpParams, ScheduleControls, StageControls, Timeline,
-};
-use super::ReadoutData;
+use super::figure::{About, Figure, Params, Part};
+use super::param::Param;
+use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline, TimelineData};
+use crate::model::choice::Choice;
 use crate::model::pipeline::{bubble, micro_batches_for_bubble_below, Schedule};
-use crate::model::query::{Notice, Pairs, Query};
 use crate::model::units::Fraction;
 use crate::widgets::{
-    Canvas, InWords, LegendMark, NumberQuestion, Palette, PlotCanvas, ReadoutPanel,
+    Canvas, LegendMark, NumberQuestion, Palette, PlotCanvas, Readout, ReadoutData, Unit,
 };
+
+pub const FIGURE: Figure = Figure::of::<BubbleParams>(
+    About {
+        slug: "bubble",
+        title: "The pipeline bubble",
+        subtitle: "How many micro-batches it takes to keep the pipeline busy",
+        part: Part::Course,
+        example: "pp=8&micro=32&schedule=1f1b",
+        text: TEXT,
+    },
+    true,
+);
+
+const TEXT: &str = "<p>The bubble (p − 1)/(m + p − 1) shrinks only as fast as m grows: halving it means roughly \
+doubling the micro-batches. But micro-batches come out of a fixed global batch, shared among the data-parallel \
+replicas, so large runs cannot simply add more. That is why schedules that fill the gaps matter: interleaving \
+divides the fill-and-drain time by the number of model chunks on each GPU, and the zero-bubble schedule moves the \
+weight-gradient half of each backward pass into the idle slots.</p>";
 
 /// The chart's micro-batch axis runs to 256.
 pub const CHART_MAX_MICRO: u32 = 256;
@@ -24,30 +41,44 @@ pub const TARGET: f64 = 0.1;
 /// Micro-batch counts searched for `micro-for-10pct`.
 const SEARCH_MAX: u32 = 1 << 20;
 
-/// The `bubble` figure's defaults: 4 stages, 8 micro-batches, GPipe.
-pub fn defaults() -> PpParams {
-    PpParams {
-        micro: 8,
-        ..PpParams::default()
+/// The figure's parameters: 4 stages and 8 micro-batches under GPipe, the module's example.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BubbleParams {
+    pub pipeline: Pipeline,
+}
+
+impl Default for BubbleParams {
+    fn default() -> Self {
+        Self {
+            pipeline: Pipeline::new(4, 8),
+        }
     }
 }
 
-/// Reads the figure's parameters: the `pp` figure's, with its own defaults.
-pub fn read_params(query: &Query, notices: &mut Vec<Notice>) -> PpParams {
-    PpParams::read(query, notices, &defaults())
+impl HasPipeline for BubbleParams {
+    fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
+    }
+
+    fn pipeline_mut(&mut self) -> &mut Pipeline {
+        &mut self.pipeline
+    }
 }
 
-/// Appends the parameters that differ from this figure's defaults.
-pub fn write_params(params: &PpParams, pairs: &mut Pairs) {
-    params.write_against(pairs, &defaults());
-}
-
-/// One schedule's curve: (micro-batches, bubble) points.
+/// One curve of the chart: the schedules it stands for, and its (m, bubble) points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Curve {
     pub label: &'static str,
+    pub schedules: &'static [Schedule],
     pub points: Vec<(f64, f64)>,
 }
+
+/// The chart's curves: GPipe and 1F1B share one, since their bubbles are equal.
+const CURVES: [(&str, &[Schedule]); 3] = [
+    ("GPipe and 1F1B", &[Schedule::GPipe, Schedule::OneFOneB]),
+    ("Interleaved 1F1B", &[Schedule::Interleaved]),
+    ("Zero bubble (ZB-H1)", &[Schedule::ZeroBubbleH1]),
+];
 
 /// Everything the chart draws.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,8 +94,7 @@ pub struct BubbleChart {
 /// Everything the `bubble` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BubbleData {
-    /// The schedule's timeline, as the `pp` figure draws it.
-    pub timeline: PpData,
+    pub timeline: TimelineData,
     pub chart: BubbleChart,
     pub bubble: ReadoutData,
     pub micro_for_10pct: ReadoutData,
@@ -72,53 +102,50 @@ pub struct BubbleData {
 }
 
 /// Computes the figure from its parameters.
-pub fn data(params: &PpParams) -> BubbleData {
-    let p = params.stages.max(1);
-    let timeline = timeline_data(params);
-    let value = timeline.bubble.value;
-    let curves = Schedule::ALL
+pub fn data(params: &BubbleParams) -> BubbleData {
+    let pipeline = &params.pipeline;
+    let p = pipeline.stages.max(1);
+    let timeline = timeline(pipeline);
+    let value = timeline.bubble;
+    let curves = CURVES
         .iter()
-        .map(|&schedule| Curve {
-            label: schedule.label(),
+        .map(|&(label, schedules)| Curve {
+            label,
+            schedules,
             points: (1..=CHART_MAX_MICRO)
-                .map(|m| (f64::from(m), bubble(schedule, p, m, params.chunks)))
+                .map(|m| (f64::from(m), bubble(schedules[0], p, m, pipeline.chunks)))
                 .collect(),
         })
         .collect();
     let needed =
-        micro_batches_for_bubble_below(params.schedule, p, params.chunks, TARGET, SEARCH_MAX);
+        micro_batches_for_bubble_below(pipeline.schedule, p, pipeline.chunks, TARGET, SEARCH_MAX);
     let needed_text = needed.map_or_else(|| "none".to_string(), |m| m.to_string());
     let summary = format!(
         "With {p} stages and {m} micro-batches, {schedule} idles each GPU for {bubble} of the step. A bubble under 10% \
-         takes {needed} micro-batches at {p} stages under this schedule. The chart shows the bubble falling slowly as \
+         takes {needed_text} micro-batches at {p} stages under this schedule. The chart shows the bubble falling slowly as \
          micro-batches are added, for each schedule; GPipe and 1F1B share one curve.",
-        m = params.micro,
-        schedule = params.schedule.label(),
+        m = timeline.simulated.micro_batches,
+        schedule = pipeline.schedule.label(),
         bubble = Fraction(value),
-        needed = needed_text,
     );
     BubbleData {
-        timeline,
         chart: BubbleChart {
             stages: p,
             curves,
-            current_curve: Schedule::ALL
+            current_curve: CURVES
                 .iter()
-                .position(|&s| s == params.schedule)
+                .position(|(_, s)| s.contains(&pipeline.schedule))
                 .unwrap_or(0),
-            current: (f64::from(params.micro), value),
+            current: (f64::from(timeline.simulated.micro_batches), value),
         },
-        bubble: ReadoutData::new(
-            "bubble",
-            "Bubble (idle time)",
-            value,
-            Fraction(value).to_string(),
-        ),
+        timeline,
+        bubble: ReadoutData::fraction("bubble", "Bubble (idle time)", value),
         micro_for_10pct: ReadoutData::new(
             "micro-for-10pct",
             "Micro-batches for a bubble under 10%",
             needed.map_or(0.0, f64::from),
             needed_text,
+            Unit::Count,
         ),
         summary,
     }
@@ -135,11 +162,11 @@ pub fn draw_chart<DB: DrawingBackend>(
     let px = |css: f64| Palette::px(scale, css);
     let mut ctx = ChartBuilder::on(area)
         .margin(px(8.0))
-        .x_label_area_size(px(34.0))
-        .y_label_area_size(px(44.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(48.0))
         .caption(
             format!("Bubble against micro-batches at {} stages", chart.stages),
-            palette.font(13.0, palette.text, scale),
+            palette.font(15.0, palette.text, scale),
         )
         .build_cartesian_2d((1f64..f64::from(CHART_MAX_MICRO)).log_scale(), 0f64..1f64)?;
     let mut mesh = ctx.configure_mesh();
@@ -149,15 +176,20 @@ pub fn draw_chart<DB: DrawingBackend>(
         .x_label_formatter(&|m| format!("{m:.0}"))
         .y_label_formatter(&|b| format!("{:.0}%", b * 100.0))
         .draw()?;
-    for (index, curve) in chart.curves.iter().enumerate() {
+    // The current schedule's curve last, so nothing covers it.
+    let mut order: Vec<usize> = (0..chart.curves.len())
+        .filter(|&i| i != chart.current_curve)
+        .collect();
+    order.push(chart.current_curve);
+    for index in order {
         let colour = palette.series[index % palette.series.len()];
         let width = if index == chart.current_curve {
-            3.0
+            3.5
         } else {
             1.5
         };
         ctx.draw_series(LineSeries::new(
-            curve.points.iter().copied(),
+            chart.curves[index].points.iter().copied(),
             colour.stroke_width(px(width) as u32),
         ))?;
     }
@@ -172,79 +204,99 @@ pub fn draw_chart<DB: DrawingBackend>(
         px(9.0),
         palette.text.stroke_width(px(1.5) as u32),
     )))?;
-    let entries: Vec<_> = (chart.curves.iter().enumerate())
+    let entries: Vec<_> = chart
+        .curves
+        .iter()
+        .enumerate()
         .map(|(index, curve)| {
-            let colour = palette.series[index % palette.series.len()];
-            (curve.label, colour, LegendMark::Line)
+            (
+                curve.label,
+                palette.series[index % palette.series.len()],
+                LegendMark::Line,
+            )
         })
         .collect();
     palette.draw_legend(&ctx, scale, &entries)?;
     Ok(())
 }
 
-/// The `bubble` figure.
-#[component]
-pub fn BubbleFigure(
-    /// The figure's parameters, shared with the URL.
-    params: RwSignal<PpParams>,
-) -> impl IntoView {
-    let data = Memo::new(move |_| params.with(data));
-    // One copy a change, shared by the timeline's parts (the schedule is simulated once, in `data`).
-    let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
-    let draw = Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
-        let area = backend.into_drawing_area();
-        _ = area.fill(&TRANSPARENT);
-        data.with(|d| _ = draw_chart(&area, &d.chart, &palette, scale));
-        _ = area.present();
-    });
-    let answer = Signal::derive(move || {
-        micro_batches_for_bubble_below(Schedule::GPipe, 4, 1, TARGET, SEARCH_MAX)
-            .map_or(0.0, f64::from)
-    });
-    view! {
-        <div class="figure__controls">
-            <StageControls params=params/>
-            <ScheduleControls params=params/>
-        </div>
-        <div class="figure__diagram fig-pp">
-            <Timeline data=timeline/>
-        </div>
-        <div class="figure__chart">
-            <PlotCanvas draw=draw height=260 label=Signal::derive(move || data.with(|d| d.summary.clone()))/>
-        </div>
-        <ReadoutPanel data=data picks=vec![|d| d.bubble.clone(), |d| d.micro_for_10pct.clone()]/>
-        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
-        <section class="figure__try" aria-label="Try the bubble question">
-            <p class="figure__try-title">"Try: work it out first"</p>
-            <NumberQuestion
-                id="bubble-10pct"
-                prompt="With 4 stages under GPipe, how many micro-batches bring the bubble below 10%?"
-                answer=answer
-                tolerance=0.0
-                hint="Set (p − 1)/(m + p − 1) < 0.1 with p = 4 and solve for the smallest whole m."
-                solution=Signal::derive(move || {
-                    let m = answer.get();
-                    format!(
-                        "3/(m + 3) < 0.1 means m + 3 > 30, so m > 27: {m:.0} micro-batches (bubble {}). At 27 it is exactly 10%.",
-                        Fraction(bubble(Schedule::GPipe, 4, m as u32, 1))
-                    )
-                })
-            />
-        </section>
-    }
-}
+const PIPELINE: [Param<BubbleParams>; 4] = pipeline_params::<BubbleParams>();
 
-/// The explanation under the figure.
-#[component]
-pub fn BubbleText() -> impl IntoView {
-    view! {
-        <p>
-            "The bubble (p − 1)/(m + p − 1) shrinks only as fast as m grows: halving it means roughly doubling the "
-            "micro-batches. But micro-batches come out of a fixed global batch, shared among the data-parallel "
-            "replicas, so large runs cannot simply add more. That is why schedules that fill the gaps matter: "
-            "interleaving divides the fill-and-drain time by the number of model chunks on each GPU, and the "
-            "zero-bubble schedule moves the weight-gradient half of each backward pass into the idle slots."
-        </p>
+impl Params for BubbleParams {
+    type Data = BubbleData;
+
+    const TABLE: &'static [Param<Self>] = &PIPELINE;
+
+    fn data(&self) -> BubbleData {
+        data(self)
+    }
+
+    fn readouts(d: &BubbleData) -> Vec<ReadoutData> {
+        vec![d.bubble.clone(), d.micro_for_10pct.clone()]
+    }
+
+    fn panel(d: &BubbleData) -> Vec<ReadoutData> {
+        vec![d.bubble.clone()]
+    }
+
+    fn summary(d: &BubbleData) -> String {
+        d.summary.clone()
+    }
+
+    fn scenario(&self) -> Option<&crate::model::scenario::Scenario> {
+        Some(&self.pipeline.scenario)
+    }
+
+    fn scenario_mut(&mut self) -> Option<&mut crate::model::scenario::Scenario> {
+        Some(&mut self.pipeline.scenario)
+    }
+
+    fn diagram(_params: RwSignal<Self>, data: Memo<BubbleData>) -> AnyView {
+        // One copy a change, shared by the timeline's parts (the schedule is simulated once, in `data`).
+        let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
+        let draw = Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
+            let area = backend.into_drawing_area();
+            _ = area.fill(&TRANSPARENT);
+            data.with(|d| _ = draw_chart(&area, &d.chart, &palette, scale));
+            _ = area.present();
+        });
+        view! {
+            <div class="figure__diagram fig-pp"><Timeline data=timeline/></div>
+            <div class="figure__chart">
+                <PlotCanvas draw=draw height=280 label=Signal::derive(move || data.with(|d| d.summary.clone()))/>
+            </div>
+        }
+        .into_any()
+    }
+
+    /// The module's question, with the answer (the `micro-for-10pct` readout) kept until the reader asks for it.
+    fn after(_params: RwSignal<Self>, data: Memo<BubbleData>) -> Option<AnyView> {
+        let answer = micro_batches_for_bubble_below(Schedule::GPipe, 4, 1, TARGET, SEARCH_MAX)
+            .map_or(0.0, f64::from);
+        let solution = format!(
+            "3/(m + 3) < 0.1 means m + 3 > 30, so m > 27: {answer:.0} micro-batches (bubble {}). At 27 it is exactly 10%.",
+            Fraction(bubble(Schedule::GPipe, 4, answer as u32, 1))
+        );
+        Some(
+            view! {
+                <section class="figure__try" aria-label="Try the bubble question">
+                    <p class="figure__try-title">"Try: work it out first"</p>
+                    <NumberQuestion
+                        id="bubble-10pct"
+                        prompt="With 4 stages under GPipe, how many micro-batches bring the bubble below 10%?"
+                        answer=answer
+                        tolerance=0.0
+                        hint="Set (p − 1)/(m + p − 1) < 0.1 with p = 4 and solve for the smallest whole m."
+                        solution=solution
+                    />
+                    <details class="figure__reveal">
+                        <summary>"Show the figure's answer for the current settings"</summary>
+                        <Readout data=Signal::derive(move || data.with(|d| d.micro_for_10pct.clone()))/>
+                    </details>
+                </section>
+            }
+            .into_any(),
+        )
     }
 }
 
@@ -252,32 +304,22 @@ pub fn BubbleText() -> impl IntoView {
 mod tests {
     use super::*;
 
-    #[test]
-    fn defaults_match_the_module() {
-        let d = data(&defaults());
-        assert!((d.bubble.value - 0.2727).abs() < 0.0001);
-        assert_eq!(d.bubble.text, "27.3%");
-        assert_eq!(
-            (d.micro_for_10pct.value, d.micro_for_10pct.text.as_str()),
-            (28.0, "28")
-        );
-        assert_eq!(d.chart.curves.len(), 4);
-        assert_eq!(d.chart.current, (8.0, d.bubble.value));
+    fn with(stages: u32, schedule: Schedule) -> BubbleData {
+        let mut params = BubbleParams::default();
+        params.pipeline.stages = stages;
+        params.pipeline.schedule = schedule;
+        data(&params)
     }
 
+    /// 8 stages under GPipe: 7/(m + 7) < 0.1 first at m = 64; ZB-H1 at 4
+    /// stages: 3/(3m + 3) < 0.1 first at m = 10.
     #[test]
     fn other_stage_counts_and_schedules() {
-        let eight = data(&PpParams {
-            stages: 8,
-            ..defaults()
-        });
-        assert_eq!(eight.micro_for_10pct.text, "64");
-        let zb = data(&PpParams {
-            schedule: Schedule::ZeroBubbleH1,
-            ..defaults()
-        });
-        assert_eq!(zb.micro_for_10pct.text, "10");
-        assert_eq!(zb.chart.current_curve, 3);
+        assert_eq!(with(8, Schedule::GPipe).micro_for_10pct.value, 64.0);
+        let zb = with(4, Schedule::ZeroBubbleH1);
+        assert_eq!(zb.micro_for_10pct.value, 10.0);
+        assert_eq!(zb.chart.current_curve, 2);
+        assert_eq!(with(4, Schedule::OneFOneB).chart.current_curve, 0);
     }
 
     /// The SVG backend is a native dev-dependency only.
@@ -288,28 +330,31 @@ mod tests {
         let mut svg = String::new();
         {
             let area = SVGBackend::with_string(&mut svg, (640, 260)).into_drawing_area();
-            draw_chart(&area, &data(&defaults()).chart, &Palette::default(), 1.0).unwrap();
+            draw_chart(
+                &area,
+                &data(&BubbleParams::default()).chart,
+                &Palette::default(),
+                1.0,
+            )
+            .unwrap();
             area.present().unwrap();
         }
         assert!(svg.contains("Bubble against micro-batches at 4 stages"));
-        assert!(svg.contains("GPipe") && svg.contains("Zero bubble (ZB-H1)"));
+        assert!(svg.contains("GPipe and 1F1B") && svg.contains("Zero bubble (ZB-H1)"));
         assert!(svg.matches("<circle").count() >= 2);
     }
 
     #[test]
     fn bubble_urls_have_their_own_defaults() {
         let mut pairs = Vec::new();
-        write_params(&defaults(), &mut pairs);
+        BubbleParams::default().write(&mut pairs);
         assert!(pairs.is_empty());
         let mut notices = Vec::new();
-        assert_eq!(read_params(&Query::parse(""), &mut notices).micro, 8);
-        write_params(
-            &PpParams {
-                micro: 4,
-                ..defaults()
-            },
-            &mut pairs,
-        );
+        let read = BubbleParams::from_query(&crate::model::query::Query::parse(""), &mut notices);
+        assert_eq!(read.pipeline.micro, 8);
+        let mut four = BubbleParams::default();
+        four.pipeline.micro = 4;
+        four.write(&mut pairs);
         assert_eq!(pairs, [("micro".to_string(), "4".to_string())]);
     }
 }

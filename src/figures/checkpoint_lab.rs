@@ -8,25 +8,42 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::ReadoutData;
+use super::figure::{About, Figure, Params, Part};
+use super::param::{whole, Param};
 use crate::model::checkpoint::{
-    best_every, predicted_peak_tensors, predicted_recomputed, Network, Run,
+    best_every, extra_compute, predicted_peak_tensors, predicted_recomputed, predicted_time,
+    Network, Run, VALUE_BYTES,
 };
-use crate::model::query::{Notice, NumberSpec, Pairs, Query};
-use crate::model::units::{format_ratio, group_thousands, Bytes, Fraction};
-use crate::widgets::{Canvas, InWords, LegendMark, Palette, PlotCanvas, Readout, Slider};
+use crate::model::query::NumberSpec;
+use crate::model::units::{Bytes, Fraction};
+use crate::widgets::{
+    Canvas, InWords, LegendMark, Palette, PlotCanvas, ReadoutData, ReadoutPanel, Unit,
+};
+
+pub const FIGURE: Figure = Figure::of::<LabParams>(
+    About {
+        slug: "checkpoint",
+        title: "Activation checkpointing lab",
+        subtitle: "A real network in your browser, trading memory for recomputation",
+        part: Part::Course,
+        example: "layers=64&every=8",
+        text: TEXT,
+    },
+    false,
+);
+
+const TEXT: &str = "<p>The backward pass needs every layer's activations, and keeping them all can take more \
+memory than the model itself. Activation checkpointing keeps only some of them, the checkpoints, and recomputes the \
+rest from the nearest checkpoint when the backward pass reaches them. With a checkpoint every k layers, the peak is \
+about L/k checkpoints plus the k layers of the segment being recomputed, smallest near k = √L, as Chen and \
+colleagues showed in 2016; the price is about one extra forward pass, a third more compute. This lab does it for \
+real: the network above runs in your browser, and the memory it reports is what its code held.</p>";
 
 pub const LAYERS: NumberSpec = NumberSpec::whole("layers", 2.0, 64.0);
-/// 0 keeps every activation.
+/// 0 and 1 both keep every activation (a checkpoint at every layer); 0 is how the URL writes it.
 pub const EVERY: NumberSpec = NumberSpec::whole("every", 0.0, 64.0);
 pub const WIDTH: NumberSpec = NumberSpec::whole("width", 16.0, 256.0);
 pub const BATCH: NumberSpec = NumberSpec::whole("batch", 1.0, 64.0);
-const DEFAULTS: LabParams = LabParams {
-    layers: 32,
-    every: 0,
-    width: 128,
-    batch: 32,
-};
 
 /// The lab's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,47 +57,24 @@ pub struct LabParams {
 
 impl Default for LabParams {
     fn default() -> Self {
-        DEFAULTS
+        Self {
+            layers: 32,
+            every: 0,
+            width: 128,
+            batch: 32,
+        }
     }
 }
 
 impl LabParams {
-    pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
-        let layers = LAYERS.read(query, f64::from(DEFAULTS.layers), notices) as u32;
-        let every = NumberSpec {
-            max: f64::from(layers),
-            ..EVERY
-        }
-        .read(query, 0.0, notices) as u32;
-        Self {
-            layers,
-            every,
-            width: WIDTH.read(query, f64::from(DEFAULTS.width), notices) as u32,
-            batch: BATCH.read(query, f64::from(DEFAULTS.batch), notices) as u32,
-        }
-    }
-
-    pub fn write(&self, pairs: &mut Pairs) {
-        for (key, value, default) in [
-            ("layers", self.layers, DEFAULTS.layers),
-            ("every", self.every, DEFAULTS.every),
-            ("width", self.width, DEFAULTS.width),
-            ("batch", self.batch, DEFAULTS.batch),
-        ] {
-            if value != default {
-                pairs.push((key.into(), value.to_string()));
-            }
-        }
-    }
-
     /// The interval the reader chose, 1 for "keep everything".
     pub fn interval(&self) -> usize {
         (self.every as usize).clamp(1, self.layers as usize)
     }
 
-    /// Bytes of one activation tensor.
+    /// Bytes of one activation tensor: n × w values.
     pub fn tensor_bytes(&self) -> f64 {
-        f64::from(self.batch) * f64::from(self.width) * crate::model::checkpoint::VALUE_BYTES as f64
+        f64::from(self.batch) * f64::from(self.width) * VALUE_BYTES as f64
     }
 
     /// The intervals the experiment runs: every activation kept, the reader's
@@ -110,6 +104,9 @@ pub struct LabPoint {
 /// Everything the lab view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LabData {
+    pub layers: usize,
+    /// The reader's k.
+    pub every: usize,
     pub activation_memory: ReadoutData,
     pub measured_memory: Option<ReadoutData>,
     pub extra_compute: ReadoutData,
@@ -133,89 +130,105 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
     let predicted = Bytes(predicted_bytes(k));
     let mine = points.iter().find(|p| p.every == k);
     let keep_all = points.iter().find(|p| p.every == 1);
-    let extra = mine.map_or(predicted_recomputed(layers, k), |p| p.recomputed_layers) as f64
-        / (3.0 * layers as f64);
+    let extra = extra_compute(
+        layers,
+        mine.map_or(predicted_recomputed(layers, k), |p| p.recomputed_layers),
+    );
     let best = best_every(layers);
     let worst_difference = points
         .iter()
         .map(|p| p.gradient_difference)
         .fold(0.0, f64::max);
     let agree = worst_difference <= AGREEMENT;
+    let setting = if k == 1 {
+        "keeping every activation".to_string()
+    } else {
+        format!("a checkpoint every {k} layers")
+    };
     let summary = match mine {
         Some(point) => format!(
-            "{} layers of width {} on a batch of {}: keeping every activation held {}; {} held {} \
-             (predicted {}), recomputing {} layer passes, {} more compute. The best interval is {}, near √{} ≈ {:.1}. {}",
-            layers,
+            "{layers} layers of width {} on a batch of {}: keeping every activation held {}; {setting} held {} \
+             (predicted {predicted}), recomputing {} layer passes, {} more compute. The best interval is {best}, near \
+             √{layers} ≈ {:.1}. {}",
             params.width,
             params.batch,
             keep_all.map_or_else(|| "-".to_string(), |p| Bytes(p.peak_bytes as f64).to_string()),
-            if k == 1 { "the chosen setting, which is the same".to_string() } else { format!("a checkpoint every {k} layers") },
             Bytes(point.peak_bytes as f64),
-            predicted,
             point.recomputed_layers,
             Fraction(extra),
-            best,
-            layers,
             (layers as f64).sqrt(),
             if agree { "Every run gave the same gradients." } else { "Warning: the runs' gradients differ." }
         ),
         None => format!(
-            "{layers} layers of width {} on a batch of {}: a checkpoint every {k} layers should hold {predicted} of \
-             activations at the peak and recompute {} of the step. Run the experiment to measure it.",
+            "{layers} layers of width {} on a batch of {}: {setting} should hold {predicted} of activations at the \
+             peak and recompute {} of the step. The experiment is running.",
             params.width,
             params.batch,
             Fraction(extra)
         ),
     };
     LabData {
+        layers,
+        every: k,
         activation_memory: ReadoutData::bytes(
             "activation-memory",
             "Activations at the peak, predicted",
             predicted,
         ),
         measured_memory: mine.map(|p| {
-            let bytes = Bytes(p.peak_bytes as f64);
-            ReadoutData::bytes("measured-memory", "Measured in your browser", bytes)
+            ReadoutData::bytes(
+                "measured-memory",
+                "Measured in your browser",
+                Bytes(p.peak_bytes as f64),
+            )
         }),
-        extra_compute: ReadoutData::new(
-            "extra-compute",
-            "Extra compute",
-            extra,
-            Fraction(extra).to_string(),
-        ),
-        best_every: ReadoutData::new(
-            "best-every",
-            "Best interval k",
-            best as f64,
-            best.to_string(),
-        ),
+        extra_compute: ReadoutData::fraction("extra-compute", "Extra compute", extra),
+        best_every: ReadoutData::count("best-every", "Best interval k", best as f64),
         gradients_agree: (!points.is_empty()).then(|| {
+            let text = if worst_difference == 0.0 {
+                "Yes, identical".to_string()
+            } else if agree {
+                format!("Yes, within {worst_difference:.0e}")
+            } else {
+                format!("No: {worst_difference:.1e}")
+            };
             ReadoutData::new(
                 "gradients-agree",
                 "Gradients agree across runs",
                 f64::from(u8::from(agree)),
-                if worst_difference == 0.0 {
-                    "Yes, identical".to_string()
-                } else if agree {
-                    format!("Yes, within {worst_difference:.0e}")
-                } else {
-                    format!("No: {worst_difference:.1e}")
-                },
+                text,
+                Unit::YesNo,
             )
         }),
         time_ratio: mine.zip(keep_all).map(|(m, all)| {
-            let ratio = m.millis / all.millis.max(1e-9);
-            ReadoutData::new(
+            ReadoutData::ratio(
                 "time-ratio",
                 "Time against keeping everything",
-                ratio,
-                format_ratio(ratio, 2),
+                m.millis / all.millis.max(1e-9),
+                2,
             )
         }),
         predicted: (1..=layers)
             .map(|k| (k as f64, predicted_bytes(k)))
             .collect(),
         summary,
+    }
+}
+
+impl LabData {
+    /// Every readout present, in the order the panel shows them.
+    fn all(&self) -> Vec<ReadoutData> {
+        [
+            Some(self.activation_memory.clone()),
+            self.measured_memory.clone(),
+            Some(self.extra_compute.clone()),
+            Some(self.best_every.clone()),
+            self.gradients_agree.clone(),
+            self.time_ratio.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 
@@ -229,16 +242,17 @@ pub enum LabChart {
 }
 
 /// Draws one lab chart on any plotters backend; `scale` is the pixel ratio.
+/// The reader's k is marked by a dashed vertical line.
 pub fn draw_chart<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     which: LabChart,
-    layers: usize,
     lab: &LabData,
     points: &[LabPoint],
     palette: &Palette,
     scale: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let px = |css: f64| Palette::px(scale, css);
+    let layers = lab.layers;
     type Points = Vec<(f64, f64)>;
     let (title, line, dots): (&str, Points, Points) = match which {
         LabChart::Memory => (
@@ -257,13 +271,7 @@ pub fn draw_chart<DB: DrawingBackend>(
             (
                 "Time per step (ms) against k",
                 (1..=layers)
-                    .map(|k| {
-                        (
-                            k as f64,
-                            base * (1.0
-                                + predicted_recomputed(layers, k) as f64 / (3.0 * layers as f64)),
-                        )
-                    })
+                    .map(|k| (k as f64, predicted_time(base, layers, k)))
                     .collect(),
                 points.iter().map(|p| (p.every as f64, p.millis)).collect(),
             )
@@ -276,17 +284,33 @@ pub fn draw_chart<DB: DrawingBackend>(
         .fold(0.0, f64::max)
         .max(1e-6)
         * 1.1;
+    let right = layers.max(2) as f64;
     let mut ctx = ChartBuilder::on(area)
         .margin(px(8.0))
-        .x_label_area_size(px(30.0))
-        .y_label_area_size(px(46.0))
-        .caption(title, palette.font(13.0, palette.text, scale))
-        .build_cartesian_2d(1f64..(layers.max(2) as f64), 0f64..top)?;
+        .x_label_area_size(px(36.0))
+        .y_label_area_size(px(50.0))
+        .caption(title, palette.font(15.0, palette.text, scale))
+        .build_cartesian_2d(1f64..right, 0f64..top)?;
     let mut mesh = ctx.configure_mesh();
     palette.theme_mesh(&mut mesh, scale);
+    // Whole ticks only: k is a number of layers.
     mesh.x_desc("checkpoint every k layers")
-        .x_label_formatter(&|k| format!("{k:.0}"))
+        .x_labels(layers.clamp(2, 9))
+        .x_label_formatter(&|k| {
+            if k.fract() == 0.0 {
+                format!("{k:.0}")
+            } else {
+                String::new()
+            }
+        })
         .draw()?;
+    let marker = lab.every as f64;
+    ctx.draw_series(DashedLineSeries::new(
+        [(marker, 0.0), (marker, top)],
+        px(5.0) as u32,
+        px(4.0) as u32,
+        palette.text.stroke_width(px(1.5) as u32),
+    ))?;
     ctx.draw_series(LineSeries::new(
         line,
         palette.series[0].stroke_width(px(2.0) as u32),
@@ -294,11 +318,12 @@ pub fn draw_chart<DB: DrawingBackend>(
     let dot = palette.series[1];
     ctx.draw_series(
         dots.into_iter()
-            .map(|p| Circle::new(p, px(4.0), dot.filled())),
+            .map(|p| Circle::new(p, px(4.5), dot.filled())),
     )?;
     let entries = [
         ("predicted", palette.series[0], LegendMark::Line),
         ("measured", dot, LegendMark::Dot),
+        ("your k", palette.text, LegendMark::Line),
     ];
     palette.draw_legend(&ctx, scale, &entries)?;
     Ok(())
@@ -310,7 +335,7 @@ const CHUNK_MS: f64 = 8.0;
 
 /// How long the controls must rest before an experiment starts, in
 /// milliseconds: while a slider is dragged, each input would otherwise build
-/// a network and run a chunk before the next frame (a p95 of 38 ms an input).
+/// a network and run a chunk before the next frame.
 const SETTLE_MS: i32 = 120;
 
 fn now() -> f64 {
@@ -326,16 +351,55 @@ async fn yield_to_browser(millis: i32) {
     _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Runs one interval in chunks; `None` when the parameters changed meanwhile.
+async fn timed_run(
+    net: &Network,
+    every: usize,
+    generation: RwSignal<u32>,
+    started: u32,
+) -> Option<(Run<'_>, f64)> {
+    let mut run = Run::new(net, every);
+    let mut millis = 0.0;
+    loop {
+        let chunk_start = now();
+        let mut finished = false;
+        while !finished && now() - chunk_start < CHUNK_MS {
+            finished = run.step();
+        }
+        millis += now() - chunk_start;
+        if finished {
+            return Some((run, millis));
+        }
+        yield_to_browser(0).await;
+        if generation.get_untracked() != started {
+            return None;
+        }
+    }
+}
+
+/// Where an experiment stands: runs done, runs in all, and the milliseconds
+/// left at the pace so far (once there is a pace).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Progress {
+    done: usize,
+    total: usize,
+    left_ms: Option<f64>,
+}
+
 /// Runs every interval of the sweep, a chunk at a time, reporting each point.
 async fn run_experiment(
     params: LabParams,
     points: RwSignal<Vec<LabPoint>>,
-    progress: RwSignal<(usize, usize)>,
+    progress: RwSignal<Progress>,
     generation: RwSignal<u32>,
 ) {
     let started = generation.get_untracked();
     let sweep = params.sweep();
-    progress.set((0, sweep.len()));
+    progress.set(Progress {
+        done: 0,
+        total: sweep.len(),
+        left_ms: None,
+    });
     yield_to_browser(SETTLE_MS).await;
     if generation.get_untracked() != started {
         return; // The controls moved again while settling.
@@ -345,25 +409,17 @@ async fn run_experiment(
         params.width as usize,
         params.batch as usize,
     );
+    // An untimed first pass: the first run in a page ran several times slower
+    // than the same run later (compilation, caches), skewing every ratio to it.
+    if timed_run(&net, 1, generation, started).await.is_none() {
+        return;
+    }
     let mut reference = None;
+    let clock = now();
     for (index, &every) in sweep.iter().enumerate() {
-        let mut run = Run::new(&net, every);
-        let mut millis = 0.0;
-        loop {
-            let chunk_start = now();
-            let mut finished = false;
-            while !finished && now() - chunk_start < CHUNK_MS {
-                finished = run.step();
-            }
-            millis += now() - chunk_start;
-            if finished {
-                break;
-            }
-            yield_to_browser(0).await;
-            if generation.get_untracked() != started {
-                return; // The parameters changed; a newer experiment has started.
-            }
-        }
+        let Some((run, millis)) = timed_run(&net, every, generation, started).await else {
+            return; // The parameters changed; a newer experiment has started.
+        };
         let measured = run.measured();
         let reference = reference.get_or_insert_with(|| measured.gradients.clone());
         points.update(|all| {
@@ -375,137 +431,159 @@ async fn run_experiment(
                 gradient_difference: measured.gradients.max_relative_difference(reference),
             })
         });
-        progress.set((index + 1, sweep.len()));
+        let done = index + 1;
+        let pace = (now() - clock) / done as f64;
+        progress.set(Progress {
+            done,
+            total: sweep.len(),
+            left_ms: Some(pace * (sweep.len() - done) as f64),
+        });
         yield_to_browser(0).await;
     }
 }
 
-/// The `checkpoint` lab.
-#[component]
-pub fn CheckpointLab(
-    /// The lab's parameters, shared with the URL.
-    params: RwSignal<LabParams>,
-) -> impl IntoView {
-    let points = RwSignal::new(Vec::<LabPoint>::new());
-    let progress = RwSignal::new((0usize, 0usize));
-    let generation = RwSignal::new(0u32);
-    let data = Memo::new(move |_| params.with(|p| points.with(|pts| data(p, pts))));
-    // (Re)start the experiment whenever the network's shape changes.
-    Effect::new(move |_| {
-        let current = params.get();
-        generation.update(|g| *g = g.wrapping_add(1));
-        points.set(Vec::new());
-        leptos::task::spawn_local(run_experiment(current, points, progress, generation));
-    });
-    let slider = |spec: NumberSpec, get: fn(&LabParams) -> u32, set: fn(&mut LabParams, u32)| {
-        let value = Signal::derive(move || f64::from(params.with(get)));
-        let on_input = Callback::new(move |v: f64| {
-            if let Ok(v) = spec.validate(v) {
-                params.update(|p| set(p, v as u32));
-            }
-        });
-        (value, on_input)
-    };
-    let (layers, set_layers) = slider(
-        LAYERS,
-        |p| p.layers,
-        |p, v| {
-            p.layers = v;
-            p.every = p.every.min(v);
-        },
-    );
-    let (every, set_every) = slider(EVERY, |p| p.every, |p, v| p.every = v.min(p.layers));
-    let (width, set_width) = slider(WIDTH, |p| p.width, |p, v| p.width = v);
-    let (batch, set_batch) = slider(BATCH, |p| p.batch, |p, v| p.batch = v);
-    let chart = move |which: LabChart| {
-        Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
-            let area = backend.into_drawing_area();
-            _ = area.fill(&TRANSPARENT);
-            let layers = params.with(|p| p.layers as usize);
-            data.with(|d| {
-                points.with(|pts| _ = draw_chart(&area, which, layers, d, pts, &palette, scale))
-            });
-            _ = area.present();
-        })
-    };
-    let text = |value: Signal<f64>| Signal::derive(move || group_thousands(value.get()));
-    view! {
-        <div class="figure__controls">
-            <Slider label="Layers L" param="layers" min=LAYERS.min max=LAYERS.max step=1.0 value=layers text=text(layers) on_input=set_layers/>
-            <Slider
-                label="Checkpoint every k layers (0 keeps all)"
-                param="every"
-                min=0.0
-                max=Signal::derive(move || layers.get())
-                step=1.0
-                value=every
-                text=text(every)
-                on_input=set_every
-            />
-            <Slider label="Width w" param="width" min=WIDTH.min max=WIDTH.max step=16.0 value=width text=text(width) on_input=set_width/>
-            <Slider label="Batch n" param="batch" min=BATCH.min max=BATCH.max step=1.0 value=batch text=text(batch) on_input=set_batch/>
-        </div>
-        <div class="figure__diagram fig-lab">
-            <p class="fig-lab__status" role="status">
-                {move || {
-                    let (done, total) = progress.get();
-                    if done < total {
-                        format!("Running in your browser: {done} of {total} runs done")
-                    } else {
-                        format!("Done: {total} runs, each a full forward and backward pass")
-                    }
-                }}
-            </p>
-            <progress
-                class="fig-lab__progress"
-                max=move || progress.get().1.max(1)
-                value=move || progress.get().0
-                aria-label="Experiment progress"
-            ></progress>
-            <div class="fig-lab__charts">
-                <PlotCanvas draw=chart(LabChart::Memory) height=220 label=Signal::derive(move || data.with(|d| d.summary.clone()))/>
-                <PlotCanvas draw=chart(LabChart::Time) height=220 label=Signal::derive(move || "Measured time per step against k, over the time the recomputation predicts".to_string())/>
-            </div>
-        </div>
-        <div class="figure__readouts">
-            <Readout data=Signal::derive(move || data.with(|d| d.activation_memory.clone()))/>
-            {move || data.with(|d| d.measured_memory.clone()).map(|r| view! { <Readout data=r/> })}
-            <Readout data=Signal::derive(move || data.with(|d| d.extra_compute.clone()))/>
-            <Readout data=Signal::derive(move || data.with(|d| d.best_every.clone()))/>
-            {move || data.with(|d| d.gradients_agree.clone()).map(|r| view! { <Readout data=r/> })}
-            {move || data.with(|d| d.time_ratio.clone()).map(|r| view! { <Readout data=r/> })}
-        </div>
-        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
+/// The status line: what the lab is doing, and how long it will take.
+fn status(progress: Progress) -> String {
+    let Progress {
+        done,
+        total,
+        left_ms,
+    } = progress;
+    if done >= total {
+        return format!("Done: {total} runs, each a full forward and backward pass");
+    }
+    match left_ms.filter(|&ms| ms >= 1500.0) {
+        Some(ms) => format!(
+            "Running in your browser: {done} of {total} runs done, about {:.0} s left",
+            ms / 1000.0
+        ),
+        None => format!("Running in your browser: {done} of {total} runs done"),
     }
 }
 
-/// The explanation under the lab.
-#[component]
-pub fn LabText() -> impl IntoView {
-    view! {
-        <p>
-            "The backward pass needs every layer's activations, and keeping them all can take more memory than the "
-            "model itself. Activation checkpointing keeps only some of them, the checkpoints, and recomputes the rest "
-            "from the nearest checkpoint when the backward pass reaches them. With a checkpoint every k layers, the "
-            "peak is about L/k checkpoints plus the k layers of the segment being recomputed, smallest near k = √L, "
-            "as Chen and colleagues showed in 2016; the price is about one extra forward pass, a third more compute. "
-            "This lab does it for real: the network above runs in your browser, and the memory it reports is what its "
-            "code held."
-        </p>
+/// Keeps every activation at 1; otherwise the interval.
+fn every_text(k: f64) -> String {
+    if k <= 1.0 {
+        "1: keeps every activation".to_string()
+    } else {
+        whole(k)
+    }
+}
+
+impl Params for LabParams {
+    type Data = LabData;
+
+    const TABLE: &'static [Param<Self>] = &[
+        Param::<Self>::number(
+            "Layers L",
+            LAYERS,
+            |p| f64::from(p.layers),
+            |p, v| {
+                p.layers = v as u32;
+                p.every = p.every.min(p.layers);
+            },
+        )
+        .slider(2.0, |_| LAYERS.max, 1.0, whole)
+        .help("Layers of the network the lab trains."),
+        // 1 and 0 are the same setting; 0 is the one the URL keeps.
+        Param::<Self>::number(
+            "Checkpoint every k layers",
+            EVERY,
+            |p| f64::from(p.every),
+            |p, v| p.every = if v <= 1.0 { 0 } else { v as u32 },
+        )
+        .slider(1.0, |p| f64::from(p.layers), 1.0, every_text)
+        .limited_by(|p| f64::from(p.layers))
+        .help("Keep a checkpoint every k layers; 0 or 1 keeps every activation."),
+        Param::<Self>::number(
+            "Width w",
+            WIDTH,
+            |p| f64::from(p.width),
+            |p, v| p.width = v as u32,
+        )
+        .slider(16.0, |_| WIDTH.max, 16.0, whole)
+        .help("Width of each layer."),
+        Param::<Self>::number(
+            "Batch n",
+            BATCH,
+            |p| f64::from(p.batch),
+            |p, v| p.batch = v as u32,
+        )
+        .slider(1.0, |_| BATCH.max, 1.0, whole)
+        .help("Examples in the batch."),
+    ];
+
+    /// The prediction alone; the page adds the measurements as they come.
+    fn data(&self) -> LabData {
+        data(self, &[])
+    }
+
+    fn readouts(d: &LabData) -> Vec<ReadoutData> {
+        d.all()
+    }
+
+    fn summary(d: &LabData) -> String {
+        d.summary.clone()
+    }
+
+    /// The experiment, its charts and its readouts, which follow the runs as they finish.
+    fn body(params: RwSignal<Self>, _prediction: Memo<LabData>) -> AnyView {
+        let points = RwSignal::new(Vec::<LabPoint>::new());
+        let progress = RwSignal::new(Progress::default());
+        let generation = RwSignal::new(0u32);
+        let lab = Memo::new(move |_| params.with(|p| points.with(|pts| data(p, pts))));
+        // (Re)start the experiment whenever the network's shape changes.
+        Effect::new(move |_| {
+            let current = params.get();
+            generation.update(|g| *g = g.wrapping_add(1));
+            points.set(Vec::new());
+            leptos::task::spawn_local(run_experiment(current, points, progress, generation));
+        });
+        let chart = move |which: LabChart| {
+            Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
+                let area = backend.into_drawing_area();
+                _ = area.fill(&TRANSPARENT);
+                lab.with(|d| {
+                    points.with(|pts| _ = draw_chart(&area, which, d, pts, &palette, scale))
+                });
+                _ = area.present();
+            })
+        };
+        let panel = Memo::new(move |_| lab.with(LabData::all));
+        view! {
+            <div class="figure__diagram fig-lab">
+                <p class="fig-lab__status" role="status">{move || status(progress.get())}</p>
+                <progress
+                    class="fig-lab__progress"
+                    max=move || progress.get().total.max(1)
+                    value=move || progress.get().done
+                    aria-label="Experiment progress"
+                ></progress>
+                <div class="fig-lab__charts">
+                    <PlotCanvas draw=chart(LabChart::Memory) height=240 label=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
+                    <PlotCanvas draw=chart(LabChart::Time) height=240 label="Measured time per step against k, over the time the recomputation predicts"/>
+                </div>
+            </div>
+            <ReadoutPanel readouts=panel/>
+            <InWords text=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
+        }
+        .into_any()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::query::Query;
 
+    /// 32 layers, every activation kept: 33 tensors of 32 × 128 values of 8
+    /// bytes; √32 ≈ 5.7 and the smallest peak is at k = 6.
     #[test]
     fn predictions_before_any_run() {
         let d = data(&LabParams::default(), &[]);
         assert_eq!(d.activation_memory.value, 33.0 * 32.0 * 128.0 * 8.0);
-        assert_eq!(d.activation_memory.text, "1.1 MB");
         assert_eq!(d.extra_compute.value, 0.0);
-        assert_eq!(d.best_every.text, "6");
+        assert_eq!(d.best_every.value, 6.0);
         assert!(d.measured_memory.is_none() && d.gradients_agree.is_none());
     }
 
@@ -535,18 +613,44 @@ mod tests {
             .collect();
         assert_eq!(params.sweep(), [1, 2, 3, 4, 8]);
         let d = data(&params, &points);
-        let measured = d.measured_memory.unwrap();
-        assert_eq!(measured.value, d.activation_memory.value);
+        assert_eq!(d.measured_memory.unwrap().value, d.activation_memory.value);
         assert_eq!(d.gradients_agree.unwrap().text, "Yes, identical");
+        // k = 3 over 8 layers: 8 − ⌈8/3⌉ = 5 forwards redone, of 3 × 8 layer passes.
         assert_eq!(d.extra_compute.value, 5.0 / 24.0);
-        assert_eq!(d.time_ratio.unwrap().text, "6.00×");
+        assert_eq!(d.time_ratio.unwrap().value, 6.0);
     }
 
+    /// `every` is bounded by `layers`; 1 means what 0 means and is written as 0 (not at all).
     #[test]
-    fn every_is_bounded_by_layers_in_urls() {
+    fn every_in_urls() {
         let mut notices = Vec::new();
         let p = LabParams::from_query(&Query::parse("layers=8&every=20"), &mut notices);
         assert_eq!((p.layers, p.every), (8, 8));
         assert_eq!(notices.len(), 1);
+        let one = LabParams::from_query(&Query::parse("every=1"), &mut notices);
+        assert_eq!(one, LabParams::default());
+        let mut pairs = Vec::new();
+        one.write(&mut pairs);
+        assert!(pairs.is_empty());
+    }
+
+    #[test]
+    fn the_status_says_how_long_is_left() {
+        assert_eq!(
+            status(Progress {
+                done: 2,
+                total: 12,
+                left_ms: Some(9600.0)
+            }),
+            "Running in your browser: 2 of 12 runs done, about 10 s left"
+        );
+        assert_eq!(
+            status(Progress {
+                done: 12,
+                total: 12,
+                left_ms: None
+            }),
+            "Done: 12 runs, each a full forward and backward pass"
+        );
     }
 }

@@ -4,9 +4,8 @@
 
 use leptos::prelude::*;
 
-use super::ReadoutData;
 use crate::model::units::Bytes;
-use crate::widgets::{rows, Readout};
+use crate::widgets::{rows, Readout, ReadoutData};
 
 /// One part of the bar.
 #[derive(Clone, Debug, PartialEq)]

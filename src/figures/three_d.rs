@@ -4,23 +4,46 @@
 
 use leptos::prelude::*;
 
-use super::preset_choices::PresetChoices;
-
-use super::ReadoutData;
+use super::figure::{About, Figure, Params, Part};
+use super::param::{number_id, plain_options, set_option, whole, Opt, Param};
+use super::shared;
+use crate::model::choice::{options, Choice};
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::stage_layers;
-use crate::model::query::{read_choice, Notice, NumberSpec, Query};
+use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::three_d::{estimate, Layout};
-use crate::model::units::{group_thousands, Fraction};
-use crate::widgets::{InWords, ReadoutPanel, Slider, Toggle};
+use crate::model::units::{group_thousands, Count, Fraction};
+use crate::widgets::ReadoutData;
 
-pub const TENSOR_DEGREES: [&str; 4] = ["1", "2", "4", "8"];
-pub const PIPELINE_DEGREES: [&str; 5] = ["1", "2", "4", "8", "16"];
+pub const FIGURE: Figure = Figure::of::<ThreeDParams>(
+    About {
+        slug: "3d",
+        title: "3D parallelism",
+        subtitle: "Tensor inside a node, pipeline across nodes, data parallelism over it all",
+        part: Part::Explainer,
+        example: "tp=8&pp=8&dp=16&zero=1",
+        text: TEXT,
+    },
+    true,
+);
+
+const TEXT: &str = "<p>Real runs use all three splits at once, each where it fits best. Tensor parallelism talks \
+in every layer, so it stays inside a node, on NVLink. Pipeline parallelism only passes activations between \
+neighbouring stages, so it can cross nodes. Data parallelism, usually with ZeRO, talks once a step and hides that \
+behind the backward pass, so it spans the rest of the cluster. Narayanan and colleagues give this recipe in their \
+Megatron-LM paper and used it to train a trillion-parameter model on 3,072 GPUs. The GPU count is the product of \
+the three degrees.</p>\
+<p>The three interact. At a fixed global batch, more data-parallel replicas leave fewer sequences for each \
+pipeline, hence fewer micro-batches and a bigger bubble, so growing the cluster slowly erodes its own efficiency. \
+Try the presets, then push the replicas up and watch the bubble.</p>\
+<p>Where next: the second part below turns these pieces into a planner for real models and clusters, with the \
+activations this step leaves out. <a href=\"#planner\">Go to the planner</a>.</p>";
+
+pub const TENSOR_DEGREES: &[&str] = &["1", "2", "4", "8"];
+pub const PIPELINE_DEGREES: &[&str] = &["1", "2", "4", "8", "16"];
 /// Data-parallel replicas: the slider shows 1 to 64, a URL may ask for up to 1,024.
 pub const REPLICAS: NumberSpec = NumberSpec::whole("dp", 1.0, 1024.0);
-pub const SLIDER_MAX: f64 = 64.0;
-pub const ZERO: NumberSpec = NumberSpec::whole("zero", 0.0, 3.0);
 /// Replica rows drawn before the grid summarises the rest.
 pub const ROWS_DRAWN: u32 = 6;
 
@@ -65,6 +88,10 @@ pub const PRESETS: [Preset; 4] = [
     },
 ];
 
+fn presets() -> Vec<Opt> {
+    PRESETS.iter().map(|p| (p.id, p.label)).collect()
+}
+
 /// The figure's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreeDParams {
@@ -77,50 +104,6 @@ impl Default for ThreeDParams {
         Self {
             scenario: Scenario::default(),
             layout: PRESETS[0].layout,
-        }
-    }
-}
-
-impl ThreeDParams {
-    /// A `preset` sets the whole layout; `tp`, `pp`, `dp` and `zero` then override its parts.
-    pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
-        let preset_ids: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
-        let base = read_choice(query, "preset", &preset_ids, notices)
-            .and_then(|id| PRESETS.iter().find(|p| p.id == id))
-            .map_or(PRESETS[0].layout, |p| p.layout);
-        let degree = |key: &str, ids: &[&str], default: u32, notices: &mut Vec<Notice>| {
-            read_choice(query, key, ids, notices)
-                .and_then(|t| t.parse().ok())
-                .unwrap_or(default)
-        };
-        let layout = Layout {
-            tensor: degree("tp", &TENSOR_DEGREES, base.tensor, notices),
-            pipeline: degree("pp", &PIPELINE_DEGREES, base.pipeline, notices),
-            data: REPLICAS.read(query, f64::from(base.data), notices) as u32,
-            zero: ZeroStage::from_index(
-                ZERO.read(query, f64::from(base.zero.index()), notices) as u32
-            )
-            .unwrap_or(base.zero),
-        };
-        Self {
-            scenario: Scenario::from_query(query, notices),
-            layout,
-        }
-    }
-
-    pub fn write(&self, pairs: &mut Vec<(String, String)>) {
-        self.scenario.write(pairs);
-        let default = PRESETS[0].layout;
-        let parts = [
-            ("tp", self.layout.tensor, default.tensor),
-            ("pp", self.layout.pipeline, default.pipeline),
-            ("dp", self.layout.data, default.data),
-            ("zero", self.layout.zero.index(), default.zero.index()),
-        ];
-        for (key, value, default) in parts {
-            if value != default {
-                pairs.push((key.into(), value.to_string()));
-            }
         }
     }
 }
@@ -143,6 +126,8 @@ pub struct ThreeDData {
     pub hidden_rows: u32,
     pub tensor: u32,
     pub equation: String,
+    pub caption: String,
+    pub more: Option<String>,
     pub gpus: ReadoutData,
     pub nodes: ReadoutData,
     pub state_per_gpu: ReadoutData,
@@ -181,12 +166,11 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
             )
         })
         .collect();
-    let per_node = gpu.gpus_per_node.max(1);
     let rows = (0..d.min(ROWS_DRAWN))
         .map(|replica| {
             (0..p)
                 .map(|stage| Cell {
-                    node: (replica * p + stage) * t / per_node,
+                    node: layout.node_of(replica, stage, gpu.gpus_per_node),
                 })
                 .collect()
         })
@@ -197,226 +181,184 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
     } else {
         format!("{} on data parallelism", layout.zero.label())
     };
+    let (gpus, nodes) = (
+        group_thousands(f64::from(result.gpus)),
+        group_thousands(f64::from(result.nodes)),
+    );
     let summary = format!(
         "{t} tensor-parallel × {p} pipeline × {d} data-parallel GPUs make {gpus} GPUs on {nodes} nodes. With {zero}, \
          each GPU holds {state} of training state. Each pipeline gets {m} micro-batches of the {batch}-sequence batch, \
          so the bubble is {bubble}, and {tokens} tokens take about {time} with ideal scaling, bubble included.",
-        gpus = group_thousands(f64::from(result.gpus)),
-        nodes = group_thousands(f64::from(result.nodes)),
+        d = group_thousands(f64::from(d)),
         m = group_thousands(f64::from(result.micro_batches)),
         batch = group_thousands(scenario.batch),
         bubble = Fraction(result.bubble),
-        tokens = crate::model::units::Count(scenario.tokens),
+        tokens = Count(scenario.tokens),
         time = result.time,
     );
+    let hidden_rows = d.saturating_sub(ROWS_DRAWN);
     ThreeDData {
         stages,
         rows,
-        hidden_rows: d.saturating_sub(ROWS_DRAWN),
+        hidden_rows,
         tensor: t,
-        equation: format!(
-            "{t} TP × {p} PP × {} DP = {} GPUs on {} nodes",
-            group_thousands(f64::from(d)),
-            group_thousands(f64::from(result.gpus)),
-            group_thousands(f64::from(result.nodes))
+        equation: format!("{t} TP × {p} PP × {} DP = {gpus} GPUs on {nodes} nodes", group_thousands(f64::from(d))),
+        caption: format!(
+            "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node."
         ),
-        gpus: ReadoutData::new(
-            "gpus",
-            "GPUs",
-            f64::from(result.gpus),
-            group_thousands(f64::from(result.gpus)),
-        ),
-        nodes: ReadoutData::new(
-            "nodes",
-            "Nodes",
-            f64::from(result.nodes),
-            group_thousands(f64::from(result.nodes)),
-        ),
+        more: (hidden_rows > 0).then(|| format!("… and {} more replicas like these", group_thousands(f64::from(hidden_rows)))),
+        gpus: ReadoutData::count("gpus", "GPUs", f64::from(result.gpus)),
+        nodes: ReadoutData::count("nodes", "Nodes", f64::from(result.nodes)),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
-        bubble: ReadoutData::new(
-            "bubble",
-            "Pipeline bubble",
-            result.bubble,
-            Fraction(result.bubble).to_string(),
-        ),
-        train_time: ReadoutData::new(
-            "train-time",
-            format!(
-                "{} tokens take",
-                crate::model::units::Count(scenario.tokens)
-            ),
-            result.time.value(),
-            result.time.to_string(),
-        ),
+        bubble: ReadoutData::fraction("bubble", "Pipeline bubble", result.bubble),
+        train_time: ReadoutData::seconds("train-time", format!("{} tokens take", Count(scenario.tokens)), result.time),
         summary,
     }
 }
 
-/// The `3d` figure.
-#[component]
-pub fn ThreeDFigure(
-    /// The figure's parameters, shared with the URL.
-    params: RwSignal<ThreeDParams>,
-) -> impl IntoView {
-    let data = Memo::new(move |_| params.with(data));
-    // The grid depends on the layout alone: rebuilt when it changes, not on every input.
-    let grid = Memo::new(move |_| data.with(|d| (d.tensor, d.stages.clone(), d.rows.clone())));
-    let options = |ids: &[&str]| {
-        ids.iter()
-            .map(|d| (d.to_string(), d.to_string()))
-            .collect::<Vec<_>>()
-    };
-    let set_degree = move |apply: fn(&mut Layout, u32)| {
-        Callback::new(move |id: String| {
-            if let Ok(value) = id.parse::<u32>() {
-                params.update(|p| apply(&mut p.layout, value));
-            }
-        })
-    };
-    let replicas = Signal::derive(move || f64::from(params.with(|p| p.layout.data)));
-    let set_replicas = Callback::new(move |value: f64| {
-        if let Ok(value) = REPLICAS.validate(value) {
-            params.update(|p| p.layout.data = value as u32);
-        }
-    });
-    let zero_options = ZeroStage::ALL
-        .iter()
-        .map(|s| (s.index().to_string(), s.label().to_string()))
-        .collect();
-    view! {
-        <div class="figure__controls">
-            <div class="control fig-3d__presets" role="group" aria-label="Presets">
-                <span class="control__label">"Presets"</span>
-                <div class="fig-3d__preset-buttons">
-                    {PRESETS.iter().map(|preset| {
-                        let layout = preset.layout;
-                        view! {
-                            <button
-                                type="button"
-                                class="button"
-                                data-param="preset"
-                                data-preset=preset.id
-                                aria-pressed=move || params.with(|p| (p.layout == layout).to_string())
-                                on:click=move |_| params.update(|p| p.layout = layout)
-                            >
-                                {preset.label}
-                            </button>
-                        }
-                    }).collect_view()}
-                </div>
-            </div>
-            <Toggle
-                label="Tensor parallel"
-                param="tp"
-                options=options(&TENSOR_DEGREES)
-                selected=Signal::derive(move || params.with(|p| p.layout.tensor.to_string()))
-                on_change=set_degree(|layout, value| layout.tensor = value)
-            />
-            <Toggle
-                label="Pipeline stages"
-                param="pp"
-                options=options(&PIPELINE_DEGREES)
-                selected=Signal::derive(move || params.with(|p| p.layout.pipeline.to_string()))
-                on_change=set_degree(|layout, value| layout.pipeline = value)
-            />
-            <Toggle
-                label="ZeRO on data parallelism"
-                param="zero"
-                options=zero_options
-                selected=Signal::derive(move || params.with(|p| p.layout.zero.index().to_string()))
-                on_change=set_degree(|layout, value| layout.zero = ZeroStage::from_index(value).unwrap_or(layout.zero))
-            />
-            <Slider
-                label="Data-parallel replicas"
-                param="dp"
-                min=REPLICAS.min
-                max=Signal::derive(move || replicas.get().max(SLIDER_MAX))
-                step=1.0
-                value=replicas
-                text=Signal::derive(move || group_thousands(replicas.get()))
-                on_input=set_replicas
-            />
-            <PresetChoices params=params/>
-        </div>
-        <div class="figure__diagram fig-3d">
-            <p class="fig-3d__caption">
-                {move || data.with(|d| format!(
-                    "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {} GPUs, kept inside one node.",
-                    d.tensor
-                ))}
-            </p>
-            <div class="fig-3d__scroll">
-                <table class="fig-3d__grid">
-                    <thead>
-                        <tr>
-                            <th scope="col"><span class="visually-hidden">"Replica"</span></th>
-                            {move || grid.with(|(_, stages, _)| stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {move || grid.with(|(tensor, _, rows)| {
-                            let tensor = *tensor;
-                            rows.iter().enumerate().map(|(replica, row)| view! {
-                                <tr>
-                                    <th scope="row">{format!("DP {replica}")}</th>
-                                    {row.iter().map(|cell| view! {
-                                        <td>
-                                            <span class="fig-3d__group">
-                                                <span class="fig-3d__gpus" aria-hidden="true">
-                                                    {(0..tensor).map(|_| view! { <span class="fig-3d__gpu"></span> }).collect_view()}
-                                                </span>
-                                                <span class="fig-3d__node">{format!("node {}", cell.node)}</span>
-                                            </span>
-                                        </td>
-                                    }).collect_view()}
-                                </tr>
-                            }).collect_view()
-                        })}
-                    </tbody>
-                </table>
-            </div>
-            <p class="fig-3d__more">
-                {move || data.with(|d| (d.hidden_rows > 0).then(|| format!("… and {} more replicas like these", group_thousands(f64::from(d.hidden_rows)))))}
-            </p>
-            <p class="fig-3d__equation">{move || data.with(|d| d.equation.clone())}</p>
-            <p class="fig-3d__note">"Days assume the GPU's sustained rate and ignore communication."</p>
-        </div>
-        <ReadoutPanel data=data picks=vec![|d| d.gpus.clone(), |d| d.nodes.clone(), |d| d.state_per_gpu.clone(), |d| d.bubble.clone(), |d| d.train_time.clone()]/>
-        <InWords text=Signal::derive(move || data.with(|d| d.summary.clone()))/>
-    }
-}
+impl Params for ThreeDParams {
+    type Data = ThreeDData;
 
-/// The explanation under the figure, in our own words.
-#[component]
-pub fn ThreeDText() -> impl IntoView {
-    view! {
-        <p>
-            "Real runs use all three splits at once, each where it fits best. Tensor parallelism talks in every "
-            "layer, so it stays inside a node, on NVLink. Pipeline parallelism only passes activations between "
-            "neighbouring stages, so it can cross nodes. Data parallelism, usually with ZeRO, talks once a step "
-            "and hides that behind the backward pass, so it spans the rest of the cluster. Narayanan and "
-            "colleagues give this recipe in their Megatron-LM paper and used it to train a trillion-parameter "
-            "model on 3,072 GPUs. The GPU count is the product of the three degrees."
-        </p>
-        <p>
-            "The three interact. At a fixed global batch, more data-parallel replicas leave fewer sequences for "
-            "each pipeline, hence fewer micro-batches and a bigger bubble, so growing the cluster slowly erodes "
-            "its own efficiency. Try the presets, then push the replicas up and watch the bubble."
-        </p>
+    const TABLE: &'static [Param<Self>] = &[
+        Param::<Self>::choice(
+            "preset",
+            "Presets",
+            presets,
+            |p| {
+                PRESETS
+                    .iter()
+                    .find(|preset| preset.layout == p.layout)
+                    .map_or("", |preset| preset.id)
+            },
+            |p, id| {
+                if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
+                    p.layout = preset.layout;
+                }
+            },
+        )
+        .buttons()
+        .not_written()
+        .help("A named layout; tp, pp, dp and zero then change its parts."),
+        Param::<Self>::choice(
+            "tp",
+            "Tensor parallel",
+            || plain_options(TENSOR_DEGREES),
+            |p| number_id(TENSOR_DEGREES, p.layout.tensor),
+            |p, id| p.layout.tensor = id.parse().unwrap_or(p.layout.tensor),
+        )
+        .toggle()
+        .help("Tensor-parallel degree t, inside a node."),
+        Param::<Self>::choice(
+            "pp",
+            "Pipeline stages",
+            || plain_options(PIPELINE_DEGREES),
+            |p| number_id(PIPELINE_DEGREES, p.layout.pipeline),
+            |p, id| p.layout.pipeline = id.parse().unwrap_or(p.layout.pipeline),
+        )
+        .toggle()
+        .help("Pipeline stages p."),
+        Param::<Self>::choice(
+            "zero",
+            "ZeRO on data parallelism",
+            options::<ZeroStage>,
+            |p| p.layout.zero.id(),
+            |p, id| set_option(&mut p.layout.zero, id),
+        )
+        .toggle()
+        .help("The ZeRO stage applied over the data-parallel replicas."),
+        Param::<Self>::number(
+            "Data-parallel replicas",
+            REPLICAS,
+            |p| f64::from(p.layout.data),
+            |p, v| p.layout.data = v as u32,
+        )
+        .slider(1.0, |_| 64.0, 1.0, whole)
+        .help("Data-parallel replicas d: 1 to 64 on the slider, up to 1,024 in a link."),
+        shared::model(),
+        shared::gpu(),
+    ];
+
+    fn data(&self) -> ThreeDData {
+        data(self)
+    }
+
+    fn readouts(d: &ThreeDData) -> Vec<ReadoutData> {
+        vec![
+            d.gpus.clone(),
+            d.nodes.clone(),
+            d.state_per_gpu.clone(),
+            d.bubble.clone(),
+            d.train_time.clone(),
+        ]
+    }
+
+    fn summary(d: &ThreeDData) -> String {
+        d.summary.clone()
+    }
+
+    fn scenario(&self) -> Option<&Scenario> {
+        Some(&self.scenario)
+    }
+
+    fn scenario_mut(&mut self) -> Option<&mut Scenario> {
+        Some(&mut self.scenario)
+    }
+
+    fn diagram(_params: RwSignal<Self>, data: Memo<ThreeDData>) -> AnyView {
+        // The grid depends on the layout alone: rebuilt when it changes, not on every input.
+        let grid = Memo::new(move |_| data.with(|d| (d.tensor, d.stages.clone(), d.rows.clone())));
+        view! {
+            <div class="figure__diagram fig-3d">
+                <p class="fig-3d__caption">{move || data.with(|d| d.caption.clone())}</p>
+                <div class="fig-3d__scroll" tabindex="0" role="region" aria-label="The grid of GPUs, scrolls sideways">
+                    <table class="fig-3d__grid">
+                        <thead>
+                            <tr>
+                                <th scope="col"><span class="visually-hidden">"Replica"</span></th>
+                                {move || grid.with(|(_, stages, _)| stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {move || grid.with(|(tensor, _, rows)| {
+                                let tensor = *tensor;
+                                rows.iter().enumerate().map(|(replica, row)| view! {
+                                    <tr>
+                                        <th scope="row">{format!("DP {replica}")}</th>
+                                        {row.iter().map(|cell| view! {
+                                            <td>
+                                                <span class="fig-3d__group">
+                                                    <span class="fig-3d__gpus" aria-hidden="true">
+                                                        {(0..tensor).map(|_| view! { <span class="fig-3d__gpu"></span> }).collect_view()}
+                                                    </span>
+                                                    <span class="fig-3d__node">{format!("node {}", cell.node)}</span>
+                                                </span>
+                                            </td>
+                                        }).collect_view()}
+                                    </tr>
+                                }).collect_view()
+                            })}
+                        </tbody>
+                    </table>
+                </div>
+                <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
+                <p class="fig-3d__equation">{move || data.with(|d| d.equation.clone())}</p>
+                <p class="fig-3d__note">"Days assume the GPU's sustained rate and ignore communication."</p>
+            </div>
+        }
+        .into_any()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::query::Query;
 
+    /// The seed's 8 × 4 × 8 layout: stage columns of 32/4 = 8 layers, 6 of
+    /// 8 replicas drawn; replica 1, stage 2 is GPUs (1·4 + 2)·8 = 48..55, node 6.
     #[test]
-    fn defaults_reproduce_the_seed() {
+    fn the_grid_of_the_default_layout() {
         let d = data(&ThreeDParams::default());
-        assert_eq!((d.gpus.text.as_str(), d.nodes.text.as_str()), ("256", "32"));
-        assert_eq!(d.state_per_gpu.text, "1.16 GB");
-        assert_eq!(d.bubble.text, "2.3%");
-        assert_eq!(d.train_time.text, "25 days");
         assert_eq!(
             d.stages,
             [
@@ -426,20 +368,8 @@ mod tests {
                 "stage 3, L24–31"
             ]
         );
-        assert_eq!(d.rows.len(), 6);
-        assert_eq!(d.hidden_rows, 2);
+        assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
         assert_eq!(d.rows[1][2].node, 6);
-    }
-
-    #[test]
-    fn the_course_layout_is_1024_gpus() {
-        let d = data(&ThreeDParams {
-            layout: PRESETS[1].layout,
-            ..ThreeDParams::default()
-        });
-        assert_eq!((d.gpus.value, d.nodes.value), (1024.0, 128.0));
-        assert_eq!(d.bubble.text, "8.6%");
-        assert_eq!(d.train_time.text, "7 days");
     }
 
     #[test]
@@ -456,5 +386,12 @@ mod tests {
         );
         assert_eq!(notices.len(), 1);
         assert_eq!(notices[0].key, "tp");
+        let mut pairs = Vec::new();
+        params.write(&mut pairs);
+        assert_eq!(
+            pairs,
+            [("tp", "1"), ("pp", "1"), ("zero", "3"), ("dp", "128")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        );
     }
 }

@@ -20,6 +20,7 @@
 //! The constants 34 and 5as/h assume the paper's GPT block (a 4h MLP, no
 //! grouped-query attention); they are used as is for every preset.
 
+use super::choice::Choice;
 use super::pipeline::{layers_per_stage, peak_in_flight, Schedule};
 use super::presets::Architecture;
 use super::units::Bytes;
@@ -39,10 +40,10 @@ pub enum Recompute {
     Full,
 }
 
-impl Recompute {
-    pub const ALL: [Recompute; 3] = [Recompute::None, Recompute::Selective, Recompute::Full];
+impl Choice for Recompute {
+    const ALL: &'static [Self] = &[Recompute::None, Recompute::Selective, Recompute::Full];
 
-    pub fn id(self) -> &'static str {
+    fn id(self) -> &'static str {
         match self {
             Recompute::None => "none",
             Recompute::Selective => "selective",
@@ -50,8 +51,12 @@ impl Recompute {
         }
     }
 
-    pub fn from_id(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|mode| mode.id() == id)
+    fn label(self) -> &'static str {
+        match self {
+            Recompute::None => "None",
+            Recompute::Selective => "Selective",
+            Recompute::Full => "Full",
+        }
     }
 }
 

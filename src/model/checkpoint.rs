@@ -402,6 +402,19 @@ pub fn predicted_recomputed(layers: usize, every: usize) -> usize {
     layers - layers.div_ceil(every.clamp(1, layers))
 }
 
+/// The share of a step's compute spent recomputing: recomputed layer
+/// forwards over the 3L layer-passes of a step (a forward 1, a backward 2;
+/// Chen et al. 2016, section 4.3).
+pub fn extra_compute(layers: usize, recomputed: usize) -> f64 {
+    recomputed as f64 / (3.0 * layers.max(1) as f64)
+}
+
+/// The time a step should take with a checkpoint every k layers, from the
+/// time it takes keeping everything: that time plus its recomputed share.
+pub fn predicted_time(keep_all: f64, layers: usize, every: usize) -> f64 {
+    keep_all * (1.0 + extra_compute(layers, predicted_recomputed(layers, every)))
+}
+
 /// The interval with the smallest predicted peak; of several, the one
 /// nearest √L.
 pub fn best_every(layers: usize) -> usize {

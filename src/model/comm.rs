@@ -8,6 +8,7 @@
 //! - all-gather: the same, (N − 1)/N · M;
 //! - all-reduce = reduce-scatter then all-gather: 2(N − 1)/N · M.
 
+use super::choice::Choice;
 use super::memory::ZeroStage;
 use super::presets::GpuPreset;
 use super::units::{Bytes, BytesPerSecond, Seconds};
@@ -21,28 +22,25 @@ pub enum Link {
     Network,
 }
 
-impl Link {
-    pub const ALL: [Link; 2] = [Link::NvLink, Link::Network];
+impl Choice for Link {
+    const ALL: &'static [Self] = &[Link::NvLink, Link::Network];
 
-    /// The id used in URLs.
-    pub fn id(self) -> &'static str {
+    fn id(self) -> &'static str {
         match self {
             Link::NvLink => "nvlink",
             Link::Network => "network",
         }
     }
 
-    pub fn from_id(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|link| link.id() == id)
-    }
-
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             Link::NvLink => "NVLink",
             Link::Network => "Network",
         }
     }
+}
 
+impl Link {
     /// The link named inside a sentence: "over NVLink", "over the network".
     pub fn phrase(self) -> &'static str {
         match self {
@@ -77,6 +75,52 @@ pub fn transfer_time(sent: Bytes, link: BytesPerSecond) -> Seconds {
     sent.over(link)
 }
 
+/// One step of a ring all-reduce of N chunks (Patarasuk & Yuan 2009): in
+/// step k of the reduce-scatter GPU i sends chunk (i − k) mod N and adds the
+/// one it receives; in step k of the all-gather it forwards chunk
+/// (i + 1 − k) mod N, now complete.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RingStep {
+    /// True in the reduce-scatter phase, false in the all-gather phase.
+    pub reducing: bool,
+    /// 1-based step within its phase.
+    pub step: u32,
+    /// Steps in each phase: N − 1.
+    pub steps_per_phase: u32,
+    /// The chunk each GPU sends to its right-hand neighbour this step.
+    pub sends: Vec<u32>,
+    /// Bytes each GPU has sent so far, after this step.
+    pub sent_so_far: Bytes,
+}
+
+/// Step `index` (0 to 2(N − 1) − 1) of the ring all-reduce of `message`
+/// over `gpus` GPUs; `None` past the end, or with one GPU.
+pub fn ring_step(gpus: u32, message: Bytes, index: u32) -> Option<RingStep> {
+    let n = gpus.max(1);
+    let per_phase = n - 1;
+    if per_phase == 0 || index >= 2 * per_phase {
+        return None;
+    }
+    let reducing = index < per_phase;
+    let k = index % per_phase;
+    let sends = (0..n)
+        .map(|i| {
+            if reducing {
+                (i + n - k) % n
+            } else {
+                (i + 1 + n - k) % n
+            }
+        })
+        .collect();
+    Some(RingStep {
+        reducing,
+        step: k + 1,
+        steps_per_phase: per_phase,
+        sends,
+        sent_so_far: message / f64::from(n) * f64::from(index + 1),
+    })
+}
+
 /// Bytes each data-parallel GPU sends a step to synchronise `gradients`.
 ///
 /// Stages 0 to 2 all-reduce the gradients (ZeRO-1 and 2 split the same
@@ -100,8 +144,14 @@ pub fn data_parallel_sent(gradients: Bytes, gpus: u32, stage: ZeroStage) -> Byte
 /// (Lepikhin et al. 2020, GShard, section 2.2; Fedus et al. 2021, Switch
 /// Transformer, section 2.2).
 pub fn expert_all_to_all_sent(tokens: f64, hidden: f64, top_k: u32, ep: u32) -> Bytes {
+    Bytes(2.0 * tokens * f64::from(top_k) * hidden * 2.0 * routed_away(ep))
+}
+
+/// The share of routes that leave a GPU when tokens pick experts uniformly
+/// over `ep` GPUs: (ep − 1)/ep.
+pub fn routed_away(ep: u32) -> f64 {
     let ep = f64::from(ep.max(1));
-    Bytes(2.0 * tokens * f64::from(top_k) * hidden * 2.0 * (ep - 1.0) / ep)
+    (ep - 1.0) / ep
 }
 
 #[cfg(test)]
@@ -115,6 +165,28 @@ mod tests {
         assert_eq!(ring_allreduce_sent(message, 2), Bytes(1000.0));
         assert_eq!(ring_allreduce_sent(message, 8), Bytes(1750.0));
         assert!(ring_allreduce_sent(message, 4096).value() < 2000.0);
+    }
+
+    /// After 2(N − 1) steps every GPU has sent 2(N − 1)/N of the message,
+    /// the closed form, and in each step the GPUs send N different chunks.
+    #[test]
+    fn the_ring_schedule_adds_up_to_the_closed_form() {
+        for n in [2, 3, 8, 64] {
+            let message = Bytes(1e9);
+            let last = ring_step(n, message, 2 * (n - 1) - 1).unwrap();
+            assert!(
+                (last.sent_so_far.value() - ring_allreduce_sent(message, n).value()).abs() < 1.0
+            );
+            for index in 0..2 * (n - 1) {
+                let mut chunks = ring_step(n, message, index).unwrap().sends;
+                chunks.sort_unstable();
+                assert_eq!(chunks, (0..n).collect::<Vec<_>>());
+            }
+            assert_eq!(ring_step(n, message, 2 * (n - 1)), None);
+        }
+        assert_eq!(ring_step(1, Bytes(1.0), 0), None);
+        // 4 GPUs, reduce-scatter step 1: GPU i sends chunk i.
+        assert_eq!(ring_step(4, Bytes(1.0), 0).unwrap().sends, [0, 1, 2, 3]);
     }
 
     #[test]

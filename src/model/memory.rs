@@ -6,6 +6,7 @@
 //! mixed-precision Adam keeps 2Ψ bytes of fp16 weights, 2Ψ of fp16 gradients
 //! and KΨ of fp32 optimizer state (master weights, momentum, variance), K = 12.
 
+use super::choice::Choice;
 use super::units::Bytes;
 
 /// Bytes per parameter for each part of mixed-precision Adam training.
@@ -57,20 +58,6 @@ impl BytesPerParam {
         ..Self::MIXED_PRECISION_ADAM
     };
 
-    /// The conventions a reader may choose, by their total.
-    pub const CONVENTIONS: [Self; 3] = [
-        Self::MIXED_PRECISION_ADAM,
-        Self::FP32_GRADIENTS,
-        Self::FP32_ACCUMULATION,
-    ];
-
-    /// The convention with `total` bytes per parameter (16, 18 or 20).
-    pub fn from_total(total: u32) -> Option<Self> {
-        Self::CONVENTIONS
-            .into_iter()
-            .find(|c| c.total() == f64::from(total))
-    }
-
     /// K: the optimizer's bytes per parameter (master weights and moments).
     pub fn k(&self) -> f64 {
         self.master_weights + self.moments
@@ -83,6 +70,31 @@ impl BytesPerParam {
     /// The gradient of `params` parameters as the data-parallel all-reduce sends it.
     pub fn reduced_gradient_of(&self, params: f64) -> Bytes {
         Bytes(self.reduced_gradient * params)
+    }
+}
+
+/// The conventions a reader may choose, by their total (`bytes=16|18|20`).
+impl Choice for BytesPerParam {
+    const ALL: &'static [Self] = &[
+        Self::MIXED_PRECISION_ADAM,
+        Self::FP32_GRADIENTS,
+        Self::FP32_ACCUMULATION,
+    ];
+
+    fn id(self) -> &'static str {
+        match self.total() as u32 {
+            16 => "16",
+            18 => "18",
+            _ => "20",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self.total() as u32 {
+            16 => "16 B",
+            18 => "18 B",
+            _ => "20 B",
+        }
     }
 }
 
@@ -100,29 +112,36 @@ pub enum ZeroStage {
     Three = 3,
 }
 
-impl ZeroStage {
-    pub const ALL: [ZeroStage; 4] = [
+impl Choice for ZeroStage {
+    const ALL: &'static [Self] = &[
         ZeroStage::None,
         ZeroStage::One,
         ZeroStage::Two,
         ZeroStage::Three,
     ];
 
-    pub fn from_index(index: u32) -> Option<Self> {
-        Self::ALL.get(index as usize).copied()
+    /// The stage's number, as URLs write it.
+    fn id(self) -> &'static str {
+        ["0", "1", "2", "3"][self as usize]
     }
 
-    pub fn index(self) -> u32 {
-        self as u32
-    }
-
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             ZeroStage::None => "None",
             ZeroStage::One => "ZeRO-1",
             ZeroStage::Two => "ZeRO-2",
             ZeroStage::Three => "ZeRO-3",
         }
+    }
+}
+
+impl ZeroStage {
+    pub fn from_index(index: u32) -> Option<Self> {
+        Self::ALL.get(index as usize).copied()
+    }
+
+    pub fn index(self) -> u32 {
+        self as u32
     }
 }
 
@@ -172,6 +191,62 @@ impl TrainingState {
     }
 }
 
+impl TrainingState {
+    /// What one GPU holds when tensor and pipeline parallelism split the
+    /// model `tensor` × `pipeline` ways and ZeRO shards that slice over the
+    /// `data` data-parallel GPUs: the state of Ψ/(t·p) parameters, sharded
+    /// (Narayanan et al. 2021, section 3; Rajbhandari et al. 2020, section 5).
+    /// The even split the seeds use; the planner places the embeddings
+    /// where they sit.
+    pub fn per_gpu(
+        params: f64,
+        bytes: BytesPerParam,
+        stage: ZeroStage,
+        data: u32,
+        tensor: u32,
+        pipeline: u32,
+    ) -> Self {
+        let model_parallel = f64::from(tensor.max(1)) * f64::from(pipeline.max(1));
+        Self::zero(params / model_parallel, bytes, stage, data)
+    }
+}
+
+/// How many GPUs' memories `state` fills: 1.35 for Llama 2 7B's 107.8 GB on 80 GB.
+pub fn fill(state: Bytes, memory: Bytes) -> f64 {
+    state.value() / memory.value()
+}
+
+/// The fewest data-parallel GPUs over which `stage` brings one GPU's share
+/// of the training state of `params` parameters within `memory`, if any
+/// (more GPUs never raise the share, so a binary search finds it).
+pub fn fewest_gpus(
+    params: f64,
+    bytes: BytesPerParam,
+    stage: ZeroStage,
+    memory: Bytes,
+    most: u32,
+) -> Option<u32> {
+    let fits_on = |gpus| {
+        fits(
+            TrainingState::zero(params, bytes, stage, gpus).total(),
+            memory,
+        )
+    };
+    if !fits_on(most) {
+        return None;
+    }
+    let (mut low, mut high) = (1, most);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if fits_on(mid) {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    Some(low)
+}
+
 /// Whether `state` fits in a GPU's `memory`.
 pub fn fits(state: Bytes, memory: Bytes) -> bool {
     state.value() <= memory.value()
@@ -186,17 +261,14 @@ mod tests {
 
     #[test]
     fn conventions_by_total() {
-        let totals: Vec<f64> = BytesPerParam::CONVENTIONS
-            .iter()
-            .map(|c| c.total())
-            .collect();
+        let totals: Vec<f64> = BytesPerParam::ALL.iter().map(|c| c.total()).collect();
         assert_eq!(totals, [16.0, 18.0, 20.0]);
         assert_eq!(
-            BytesPerParam::from_total(18),
+            BytesPerParam::from_id("18"),
             Some(BytesPerParam::FP32_GRADIENTS)
         );
-        assert_eq!(BytesPerParam::from_total(17), None);
-        for c in BytesPerParam::CONVENTIONS {
+        assert_eq!(BytesPerParam::from_id("17"), None);
+        for c in BytesPerParam::ALL {
             assert_eq!(c.k(), 12.0);
         }
     }
@@ -218,9 +290,19 @@ mod tests {
         assert!((per_gpu(ZeroStage::Three) - 1.9).abs() < 0.05);
     }
 
+    /// The course module: 70B under ZeRO-3 fits 80 GB from 14 GPUs on
+    /// (16 × 70e9 / 14 = 80e9, exactly); plain data parallelism never does.
+    #[test]
+    fn fewest_gpus_for_the_state() {
+        let at = |stage| fewest_gpus(70e9, ADAM, stage, Bytes(80e9), 65_536);
+        assert_eq!(at(ZeroStage::Three), Some(14));
+        assert_eq!(at(ZeroStage::None), None);
+        assert!((fill(Bytes(107.84e9), Bytes(80e9)) - 1.348).abs() < 1e-12);
+    }
+
     #[test]
     fn one_gpu_shards_nothing() {
-        for stage in ZeroStage::ALL {
+        for &stage in ZeroStage::ALL {
             assert_eq!(
                 TrainingState::zero(PSI, ADAM, stage, 1),
                 TrainingState::full(PSI, ADAM)

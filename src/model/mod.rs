@@ -6,8 +6,10 @@
 
 pub mod activations;
 pub mod checkpoint;
+pub mod choice;
 pub mod comm;
 pub mod compute;
+pub mod data_parallel;
 pub mod memory;
 pub mod number;
 pub mod pipeline;

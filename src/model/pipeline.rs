@@ -6,6 +6,8 @@
 
 use std::ops::Range;
 
+use super::choice::Choice;
+
 /// The order in which a stage runs its forward and backward blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Schedule {
@@ -20,16 +22,15 @@ pub enum Schedule {
     ZeroBubbleH1,
 }
 
-impl Schedule {
-    pub const ALL: [Schedule; 4] = [
+impl Choice for Schedule {
+    const ALL: &'static [Self] = &[
         Schedule::GPipe,
         Schedule::OneFOneB,
         Schedule::Interleaved,
         Schedule::ZeroBubbleH1,
     ];
 
-    /// The id used in URLs.
-    pub fn id(self) -> &'static str {
+    fn id(self) -> &'static str {
         match self {
             Schedule::GPipe => "gpipe",
             Schedule::OneFOneB => "1f1b",
@@ -38,11 +39,7 @@ impl Schedule {
         }
     }
 
-    pub fn from_id(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|schedule| schedule.id() == id)
-    }
-
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             Schedule::GPipe => "GPipe",
             Schedule::OneFOneB => "1F1B",
@@ -125,16 +122,6 @@ pub fn layers_per_stage(layers: u32, p: u32) -> u32 {
     layers.div_ceil(p.max(1))
 }
 
-/// Work units per stage in one step (forward 1 + backward 2 per micro-batch and chunk of layers).
-pub fn busy_units(m: u32) -> u32 {
-    3 * m
-}
-
-/// Length of a GPipe or 1F1B step in units: 3(m + p − 1).
-pub fn total_units(p: u32, m: u32) -> u32 {
-    3 * (m + p.max(1) - 1)
-}
-
 /// Micro-batches whose activations the first stage holds at its peak: all m
 /// under GPipe, at most p under 1F1B-style schedules (Narayanan et al. 2021, section 2.2.1).
 pub fn peak_in_flight(schedule: Schedule, p: u32, m: u32) -> u32 {
@@ -153,8 +140,6 @@ mod tests {
         assert!((bubble(Schedule::GPipe, 4, 4, 1) - 3.0 / 7.0).abs() < 1e-15);
         assert!((bubble(Schedule::OneFOneB, 4, 8, 1) - 3.0 / 11.0).abs() < 1e-15);
         assert_eq!(bubble(Schedule::GPipe, 1, 8, 1), 0.0);
-        assert_eq!(total_units(4, 4), 21);
-        assert_eq!(busy_units(4), 12);
     }
 
     #[test]

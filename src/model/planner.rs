@@ -10,6 +10,7 @@
 //! and each pipeline boundary's activations forward and gradients back.
 
 use super::activations::{first_stage, hidden_state, ActivationSetup, Recompute};
+use super::choice::Choice;
 use super::comm::data_parallel_sent;
 use super::memory::{BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{layers_per_stage, Schedule};
@@ -137,7 +138,8 @@ pub fn fixes(plan: &Plan) -> Vec<Fix> {
         }
     }
     if let Some(stage) = ZeroStage::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&s| s > plan.stage)
         .find(|&stage| Plan { stage, ..*plan }.estimate().fits)
     {

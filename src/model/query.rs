@@ -4,6 +4,7 @@
 //! bad value yields its default (or the value clamped to its range) and a
 //! [`Notice`] that says in plain words what was wrong and what was used.
 
+use super::choice::Choice;
 use super::number::parse_number;
 use super::units::{group_thousands, Count};
 
@@ -33,6 +34,11 @@ impl Query {
             })
             .collect();
         Self { pairs }
+    }
+
+    /// Every pair, in order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
     }
 
     /// The first value given for `key` (later repeats are ignored).
@@ -285,6 +291,13 @@ pub fn read_choice<'a>(
         });
     }
     found
+}
+
+/// Reads a parameter whose value is one of a [`Choice`]'s ids; anything
+/// else adds a notice and yields `None` (the caller's default).
+pub fn read_option<C: Choice>(query: &Query, key: &str, notices: &mut Vec<Notice>) -> Option<C> {
+    let ids: Vec<&str> = C::ALL.iter().map(|c| c.id()).collect();
+    read_choice(query, key, &ids, notices).and_then(C::from_id)
 }
 
 #[cfg(test)]

@@ -2,12 +2,13 @@
 //! (`shared/spec/figures.md`, "Shared parameters"), with their URL form, and
 //! the training state's bytes a parameter (`bytes`, an addition to the spec).
 
+use super::choice::Choice;
 use super::memory::BytesPerParam;
 use super::presets::{
     gpu_preset, model_preset, Architecture, GpuPreset, ModelPreset, DEFAULT_GPU, DEFAULT_MODEL,
     GPUS, MODELS,
 };
-use super::query::{read_choice, url_number, Notice, NumberSpec, Query};
+use super::query::{read_choice, read_option, url_number, Notice, NumberSpec, Query};
 use super::units::FlopPerSecond;
 
 /// Training tokens: the `why` slider's range, 50B to 2T.
@@ -30,15 +31,44 @@ pub const SEQ: NumberSpec = NumberSpec::whole("seq", 1.0, 10_000_000.0);
 
 pub const DEFAULT_TOKENS: f64 = 2e12;
 pub const DEFAULT_BATCH: f64 = 1024.0;
-/// The values of `bytes`: the training state's bytes a parameter.
-pub const BYTES_CHOICES: [&str; 3] = ["16", "18", "20"];
+/// The shared keys every figure reads, documented (the embed page and the
+/// README are generated from this list and the figures' tables).
+pub const SHARED_KEYS: [(&str, &str); 8] = [
+    (
+        "model",
+        "model preset, by id; it brings its architecture and parameter count",
+    ),
+    (
+        "gpu",
+        "GPU preset, by id; it brings memory, speed and links",
+    ),
+    (
+        "params",
+        "parameter count behind the training state, overriding the model's (`6.74B`, `70B`)",
+    ),
+    (
+        "layers, hidden, ffn, heads, kv-heads, vocab, seq",
+        "one field of the model's architecture, overridden",
+    ),
+    (
+        "tflops",
+        "sustained TFLOP/s a GPU, overriding the GPU preset's",
+    ),
+    ("tokens", "training tokens, 50B to 2T (default 2T)"),
+    ("batch", "global batch, in sequences (default 1,024)"),
+    (
+        "bytes",
+        "the training state's bytes a parameter: `16` (default), `18` or `20`",
+    ),
+];
 
-/// Reads `bytes` (16 when absent; a notice and 16 when not one of [`BYTES_CHOICES`]).
-pub fn read_bytes_per_param(query: &Query, notices: &mut Vec<Notice>) -> BytesPerParam {
-    read_choice(query, "bytes", &BYTES_CHOICES, notices)
-        .and_then(|total| total.parse().ok())
-        .and_then(BytesPerParam::from_total)
-        .unwrap_or(BytesPerParam::MIXED_PRECISION_ADAM)
+/// Reads `bytes` (16, 18 or 20; `default` when absent, with a notice when not one of them).
+pub fn read_bytes_per_param(
+    query: &Query,
+    default: BytesPerParam,
+    notices: &mut Vec<Notice>,
+) -> BytesPerParam {
+    read_option(query, "bytes", notices).unwrap_or(default)
 }
 
 /// Reaches one field of an architecture.
@@ -98,14 +128,21 @@ impl Default for Scenario {
 impl Scenario {
     /// Reads the shared parameters, noting every bad value.
     pub fn from_query(query: &Query, notices: &mut Vec<Notice>) -> Self {
+        Self::read(query, &Self::default(), notices)
+    }
+
+    /// Reads the shared parameters, each falling back to `defaults`' value
+    /// (a figure may start elsewhere than the seeds' 7B model). A `model` in
+    /// the query brings its own parameter count; without one, `defaults`'
+    /// count stands unless `params` is given.
+    pub fn read(query: &Query, defaults: &Self, notices: &mut Vec<Notice>) -> Self {
         let model_ids: Vec<&str> = MODELS.iter().map(|m| m.id).collect();
         let gpu_ids: Vec<&str> = GPUS.iter().map(|g| g.id).collect();
-        let model = read_choice(query, "model", &model_ids, notices)
-            .and_then(model_preset)
-            .unwrap_or(DEFAULT_MODEL);
+        let chosen = read_choice(query, "model", &model_ids, notices).and_then(model_preset);
+        let model = chosen.unwrap_or(defaults.model);
         let gpu = read_choice(query, "gpu", &gpu_ids, notices)
             .and_then(gpu_preset)
-            .unwrap_or(DEFAULT_GPU);
+            .unwrap_or(defaults.gpu);
         let arch_overrides = ARCH_FIELDS
             .iter()
             .filter_map(|(spec, field)| {
@@ -114,44 +151,62 @@ impl Scenario {
                     .map(|v| (spec.key, v as u32))
             })
             .collect();
+        let (params_default, params_kept) = match chosen {
+            Some(model) => (model.arch.parameter_count(), None),
+            None => (defaults.params(), defaults.params_override),
+        };
         Self {
             model,
             arch_overrides,
-            params_override: PARAMS.read_optional(query, model.arch.parameter_count(), notices),
+            params_override: PARAMS
+                .read_optional(query, params_default, notices)
+                .or(params_kept),
             gpu,
-            tflops_override: TFLOPS.read_optional(query, gpu.sustained().value() / 1e12, notices),
-            tokens: TOKENS.read(query, DEFAULT_TOKENS, notices),
-            batch: BATCH.read(query, DEFAULT_BATCH, notices),
-            bytes_per_param: read_bytes_per_param(query, notices),
+            tflops_override: TFLOPS
+                .read_optional(query, gpu.sustained().value() / 1e12, notices)
+                .or(defaults.tflops_override),
+            tokens: TOKENS.read(query, defaults.tokens, notices),
+            batch: BATCH.read(query, defaults.batch, notices),
+            bytes_per_param: read_bytes_per_param(query, defaults.bytes_per_param, notices),
         }
     }
 
-    /// Appends the parameters that differ from the defaults.
+    /// Appends the parameters that differ from the seeds' defaults.
     pub fn write(&self, pairs: &mut Vec<(String, String)>) {
+        self.write_against(&Self::default(), pairs);
+    }
+
+    /// Appends the parameters that differ from `defaults`, so that
+    /// [`Scenario::read`] with the same defaults gives this scenario back.
+    pub fn write_against(&self, defaults: &Self, pairs: &mut Vec<(String, String)>) {
         let mut put = |key: &str, value: String| pairs.push((key.to_string(), value));
-        if self.model.id != DEFAULT_MODEL.id {
+        if self.model.id != defaults.model.id {
             put("model", self.model.id.to_string());
         }
         if let Some(params) = self.params_override {
-            put("params", url_number(params));
+            if self.params_override != defaults.params_override
+                || self.model.id != defaults.model.id
+            {
+                put("params", url_number(params));
+            }
         }
         for (key, value) in &self.arch_overrides {
             put(key, value.to_string());
         }
-        if self.gpu.id != DEFAULT_GPU.id {
+        if self.gpu.id != defaults.gpu.id {
             put("gpu", self.gpu.id.to_string());
         }
         if let Some(tflops) = self.tflops_override {
             put("tflops", url_number(tflops));
         }
-        if self.tokens != DEFAULT_TOKENS {
+        if self.tokens != defaults.tokens {
             put("tokens", url_number(self.tokens));
         }
-        if self.batch != DEFAULT_BATCH {
+        if self.batch != defaults.batch {
             put("batch", url_number(self.batch));
         }
-        if self.bytes_per_param != BytesPerParam::MIXED_PRECISION_ADAM {
-            put("bytes", self.bytes_per_param.total().to_string());
+        if self.bytes_per_param != defaults.bytes_per_param {
+            put("bytes", self.bytes_per_param.id().to_string());
         }
     }
 

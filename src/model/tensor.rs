@@ -8,9 +8,9 @@
 //! each s·b·h values of 2 bytes.
 
 use super::activations::hidden_state;
-use super::comm::ring_allreduce_sent;
+use super::comm::{ring_allreduce_sent, transfer_time};
 use super::presets::Architecture;
-use super::units::{Bytes, Count, Flop};
+use super::units::{Bytes, BytesPerSecond, Count, Flop, FlopPerSecond, Seconds};
 
 /// All-reduces per layer per training step: 2 forward + 2 backward.
 pub const ALLREDUCES_PER_LAYER: f64 = 4.0;
@@ -33,6 +33,44 @@ pub fn sent_per_gpu_per_layer(arch: &Architecture, t: u32, tokens: f64) -> Bytes
 /// 6 FLOP per parameter per token (forward 2, backward 4), split t ways.
 pub fn flop_per_gpu_per_layer(arch: &Architecture, t: u32, tokens: f64) -> Flop {
     Flop(6.0 * arch.layer_params() * tokens / f64::from(t.max(1)))
+}
+
+/// One transformer layer under t-way tensor parallelism, on one GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerCost {
+    /// Weights it holds for the layer.
+    pub weights: Count,
+    /// Bytes it sends in the layer's four all-reduces.
+    pub sent: Bytes,
+    /// How long those take over the link.
+    pub comm: Seconds,
+    /// How long its share of the layer's arithmetic takes.
+    pub compute: Seconds,
+}
+
+impl LayerCost {
+    /// Communication over computation: above 1 the GPU waits more than it works.
+    pub fn comm_over_compute(&self) -> f64 {
+        self.comm.value() / self.compute.value()
+    }
+}
+
+/// The cost of one layer for `tokens` tokens on one of `t` GPUs sustaining
+/// `rate`, its all-reduces over a link of `bandwidth`.
+pub fn layer_cost(
+    arch: &Architecture,
+    t: u32,
+    tokens: f64,
+    rate: FlopPerSecond,
+    bandwidth: BytesPerSecond,
+) -> LayerCost {
+    let sent = sent_per_gpu_per_layer(arch, t, tokens);
+    LayerCost {
+        weights: weights_per_gpu_per_layer(arch, t),
+        sent,
+        comm: transfer_time(sent, bandwidth),
+        compute: flop_per_gpu_per_layer(arch, t, tokens).at(rate),
+    }
 }
 
 #[cfg(test)]

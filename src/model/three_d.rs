@@ -39,6 +39,13 @@ impl Layout {
         self.gpus().div_ceil(gpus_per_node.max(1))
     }
 
+    /// The node holding the tensor-parallel group of `stage` in `replica`,
+    /// GPUs numbered with tensor fastest, then stage, then replica, and
+    /// `gpus_per_node` to a node.
+    pub fn node_of(&self, replica: u32, stage: u32, gpus_per_node: u32) -> u32 {
+        (replica * self.pipeline.max(1) + stage) * self.tensor.max(1) / gpus_per_node.max(1)
+    }
+
     /// Micro-batches per pipeline from a global batch of `batch` sequences:
     /// B/d, at least one.
     pub fn micro_batches(&self, batch: u32) -> u32 {

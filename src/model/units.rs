@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use super::choice::Choice;
+
 macro_rules! unit {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -142,26 +144,26 @@ pub enum ByteUnit {
     Binary,
 }
 
-impl ByteUnit {
-    pub const ALL: [ByteUnit; 2] = [ByteUnit::Decimal, ByteUnit::Binary];
+impl Choice for ByteUnit {
+    const ALL: &'static [Self] = &[ByteUnit::Decimal, ByteUnit::Binary];
+
     /// The values of the `units` URL parameter.
-    pub const IDS: [&'static str; 2] = ["gb", "gib"];
-
-    pub fn id(self) -> &'static str {
-        Self::IDS[self as usize]
+    fn id(self) -> &'static str {
+        match self {
+            ByteUnit::Decimal => "gb",
+            ByteUnit::Binary => "gib",
+        }
     }
 
-    pub fn from_id(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|unit| unit.id() == id)
-    }
-
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             ByteUnit::Decimal => "GB",
             ByteUnit::Binary => "GiB",
         }
     }
+}
 
+impl ByteUnit {
     /// The base and the names of its first three powers.
     fn scale(self) -> (f64, [&'static str; 3]) {
         match self {

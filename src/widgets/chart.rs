@@ -9,8 +9,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind};
 use plotters_canvas::CanvasBackend;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
+
+use crate::hooks::{use_element_size, use_prefers_dark};
 
 /// Colours of the shared palette, read from the page's CSS tokens so that
 /// charts follow the light or dark theme.
@@ -195,27 +196,6 @@ fn page_palette() -> Palette {
     palette
 }
 
-/// Calls `changed` whenever the reader's light or dark preference changes;
-/// stops when the returned value is dropped.
-fn watch_colour_scheme(changed: impl Fn() + 'static) -> Option<impl Drop> {
-    struct Listener(web_sys::MediaQueryList, Closure<dyn Fn()>);
-    impl Drop for Listener {
-        fn drop(&mut self) {
-            _ = self
-                .0
-                .remove_event_listener_with_callback("change", self.1.as_ref().unchecked_ref());
-        }
-    }
-    let list = window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten()?;
-    let callback = Closure::<dyn Fn()>::new(changed);
-    list.add_event_listener_with_callback("change", callback.as_ref().unchecked_ref())
-        .ok()?;
-    Some(Listener(list, callback))
-}
-
 /// The canvas backend, measuring text with the canvas's own `measureText`.
 /// Without it plotters sizes every axis label by adding a styled `<span>`
 /// to the page and reading its size, a forced layout of the whole page per
@@ -349,38 +329,6 @@ impl DrawingBackend for Canvas {
 /// and the device pixel ratio (to scale fonts and strokes).
 pub type Draw = Callback<(Canvas, Palette, f64)>;
 
-/// Reports an element's CSS width to `width` whenever it changes, from a
-/// `ResizeObserver` (so a redraw never forces a layout to read it); stops
-/// when dropped.
-struct WidthObserver {
-    observer: web_sys::ResizeObserver,
-    /// The callback the observer calls: it must live as long as the observer.
-    _callback: Closure<dyn Fn(js_sys::Array)>,
-}
-
-impl WidthObserver {
-    fn new(element: &web_sys::Element, width: RwSignal<f64>) -> Option<Self> {
-        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let entry = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>();
-            if let Ok(entry) = entry {
-                width.set(entry.content_rect().width());
-            }
-        });
-        let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-        observer.observe(element);
-        Some(Self {
-            observer,
-            _callback: callback,
-        })
-    }
-}
-
-impl Drop for WidthObserver {
-    fn drop(&mut self) {
-        self.observer.disconnect();
-    }
-}
-
 #[component]
 pub fn PlotCanvas(
     /// Draws the chart; it is re-run whenever the signals it reads change.
@@ -392,30 +340,29 @@ pub fn PlotCanvas(
     label: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    // Bumped when the device pixel ratio (a window resize) or the reader's
-    // colour scheme changes.
-    let redraws = RwSignal::new(0u32);
-    let redraw = move || redraws.update(|n| *n = n.wrapping_add(1));
-    let handle = window_event_listener(leptos::ev::resize, move |_| redraw());
+    // A window resize can change the device pixel ratio.
+    let resized = RwSignal::new(0u32);
+    let handle = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n = n.wrapping_add(1))
+    });
     on_cleanup(move || handle.remove());
-    // Owned by the component: dropped, and so unsubscribed, when it is.
-    StoredValue::new_local(watch_colour_scheme(move || {
-        PALETTE.with(|cached| cached.set(None));
-        redraw();
-    }));
-    // The canvas's CSS width; 0 until the observer first reports it.
-    let width = RwSignal::new(0.0);
-    let observer = StoredValue::new_local(None::<WidthObserver>);
+    let dark = use_prefers_dark();
+    // The canvas's CSS width; 0 until it is first measured.
+    let width = use_element_size(canvas).width;
     canvas.on_load(move |element| {
         // Through the CSS object model: a style attribute would break the page's CSP.
         _ = web_sys::HtmlElement::style(&element).set_property("height", &format!("{height}px"));
-        observer.set_value(WidthObserver::new(&element, width));
     });
-    Effect::new(move |_| {
-        redraws.track();
+    Effect::new(move |scheme: Option<bool>| {
+        resized.track();
+        let scheme_now = dark.get();
+        if scheme.is_some_and(|was| was != scheme_now) {
+            // The palette's tokens resolve differently now.
+            PALETTE.with(|cached| cached.set(None));
+        }
         let width = width.get();
         let Some(element) = canvas.get().filter(|_| width > 0.0) else {
-            return;
+            return scheme_now;
         };
         let element: web_sys::HtmlCanvasElement = element.unchecked_into();
         let ratio = window().device_pixel_ratio().max(1.0);
@@ -429,6 +376,7 @@ pub fn PlotCanvas(
             canvas.clear();
             draw.run((canvas, current_palette(), ratio));
         }
+        scheme_now
     });
     view! {
         <canvas

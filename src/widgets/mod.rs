@@ -2,7 +2,6 @@
 //! hands them values, text and callbacks.
 
 mod chart;
-mod choice;
 mod export;
 mod notices;
 mod number_input;
@@ -10,18 +9,19 @@ mod question;
 mod readout;
 mod rows;
 mod scope;
+mod select;
 mod share;
 mod slider;
 mod toggle;
 
 pub use chart::{Canvas, LegendMark, Palette, PlotCanvas};
-pub use choice::Choice;
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
-pub use readout::{ByteUnitSetting, InWords, Readout, ReadoutPanel};
+pub use readout::{provide_byte_unit, InWords, Readout, ReadoutData, ReadoutPanel, Unit};
 pub use rows::rows;
 pub use scope::{control_id, scoped, ControlScope};
-pub use share::Share;
+pub use select::Select;
+pub use share::{iframe_snippet, Share};
 pub use slider::Slider;
-pub use toggle::Toggle;
+pub use toggle::{Buttons, Toggle};

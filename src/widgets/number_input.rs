@@ -1,10 +1,9 @@
 //! A labelled text box for a number written the way people write them
-//! (`70B`, `2e12`, `4096`), checked as the reader types.
+//! (`70B`, `2e12`, `4096`), checked when the reader commits it.
 
 use leptos::prelude::*;
 
 use super::scope::control_id;
-
 use crate::model::number::parse_number;
 
 #[component]
@@ -16,10 +15,9 @@ pub fn NumberInput(
     /// The value as shown when the reader is not typing.
     #[prop(into)]
     text: Signal<String>,
-    /// Checks a parsed value: `Ok` to accept it, `Err` with a reason to show.
-    check: Callback<f64, Result<(), String>>,
-    /// Called with each accepted value (in the parameter's base unit).
-    on_change: Callback<f64>,
+    /// Takes a parsed value (in the parameter's base unit): `Ok` when it
+    /// was used, `Err` with the reason, in a sentence, when not.
+    on_change: Callback<f64, Result<(), String>>,
 ) -> impl IntoView {
     let id = control_id(param);
     let error_id = format!("{id}-error");
@@ -40,16 +38,11 @@ pub fn NumberInput(
                 prop:value=move || text.get()
                 on:change=move |event| {
                     let raw = event_target_value(&event);
+                    let quoted: String = raw.chars().take(24).collect();
                     let outcome = parse_number(&raw)
-                        .map_err(|reason| format!("“{}” is not a number: {reason}.", raw.chars().take(24).collect::<String>()))
-                        .and_then(|value| check.run(value).map(|()| value));
-                    match outcome {
-                        Ok(value) => {
-                            error.set(None);
-                            on_change.run(value);
-                        }
-                        Err(reason) => error.set(Some(reason)),
-                    }
+                        .map_err(|reason| format!("“{quoted}”: {reason}."))
+                        .and_then(|value| on_change.run(value));
+                    error.set(outcome.err());
                 }
             />
             <span class="control__error" id=error_id role="status">{move || error.get()}</span>

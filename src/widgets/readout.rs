@@ -1,13 +1,145 @@
-//! One number a figure shows, with the attributes the spec publishes:
-//! `data-readout` (its id) and `data-value` (exact, in base units).
+//! One number a figure shows, with the attributes the URL contract
+//! publishes: `data-readout` (its id) and `data-value` (exact, in base units).
 
 use leptos::prelude::*;
 
-use crate::figures::ReadoutData;
-use crate::model::units::{ByteUnit, Bytes};
+use crate::model::units::{
+    format_ratio, group_thousands, ByteUnit, Bytes, Flop, Fraction, Seconds,
+};
+
+/// What a readout's value counts, in base units: how it is written for
+/// people, and the unit an export's header names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Bytes,
+    Seconds,
+    Flop,
+    /// Parameters, GPUs, micro-batches, layers.
+    Count,
+    /// A share of a whole, 0 to 1.
+    Fraction,
+    /// A dimensionless ratio.
+    Ratio,
+    /// 1 for yes, 0 for no.
+    YesNo,
+}
+
+impl Unit {
+    /// The unit as an export's header names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Bytes => "bytes",
+            Unit::Seconds => "seconds",
+            Unit::Flop => "FLOP",
+            Unit::Count => "count",
+            Unit::Fraction => "fraction",
+            Unit::Ratio => "ratio",
+            Unit::YesNo => "1 = yes, 0 = no",
+        }
+    }
+}
+
+/// A readout as a figure's `data()` computes it: its id, what it is, its
+/// exact value in base units and that value written for people.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadoutData {
+    /// The URL contract's readout id.
+    pub id: &'static str,
+    /// What the number is, for people.
+    pub label: String,
+    /// The exact value in base units.
+    pub value: f64,
+    /// The value formatted as the seeds format it.
+    pub text: String,
+    pub unit: Unit,
+}
+
+impl ReadoutData {
+    /// A readout whose text the figure writes itself.
+    pub fn new(
+        id: &'static str,
+        label: impl Into<String>,
+        value: f64,
+        text: impl Into<String>,
+        unit: Unit,
+    ) -> Self {
+        Self {
+            id,
+            label: label.into(),
+            value,
+            text: text.into(),
+            unit,
+        }
+    }
+
+    /// A byte count, written in GB (the page may show it in GiB): `107.8 GB`.
+    pub fn bytes(id: &'static str, label: impl Into<String>, bytes: Bytes) -> Self {
+        Self::new(id, label, bytes.value(), bytes.to_string(), Unit::Bytes)
+    }
+
+    /// A duration: `17.1 years`, `0.47 s`.
+    pub fn seconds(id: &'static str, label: impl Into<String>, time: Seconds) -> Self {
+        Self::new(id, label, time.value(), time.to_string(), Unit::Seconds)
+    }
+
+    /// An amount of arithmetic: `8.1e22 FLOP`.
+    pub fn flop(id: &'static str, label: impl Into<String>, flop: Flop) -> Self {
+        Self::new(id, label, flop.value(), flop.to_string(), Unit::Flop)
+    }
+
+    /// A whole count, grouped in thousands: `1,024`.
+    pub fn count(id: &'static str, label: impl Into<String>, count: f64) -> Self {
+        Self::new(id, label, count, group_thousands(count), Unit::Count)
+    }
+
+    /// A share of a whole, as a percentage: `42.9%`.
+    pub fn fraction(id: &'static str, label: impl Into<String>, share: f64) -> Self {
+        Self::new(
+            id,
+            label,
+            share,
+            Fraction(share).to_string(),
+            Unit::Fraction,
+        )
+    }
+
+    /// A ratio with `decimals` decimals: `1.35×`.
+    pub fn ratio(id: &'static str, label: impl Into<String>, ratio: f64, decimals: usize) -> Self {
+        Self::new(id, label, ratio, format_ratio(ratio, decimals), Unit::Ratio)
+    }
+
+    /// A yes or no: 1 or 0, `Yes` or `No`.
+    pub fn yes_no(id: &'static str, label: impl Into<String>, yes: bool) -> Self {
+        Self::new(
+            id,
+            label,
+            f64::from(u8::from(yes)),
+            if yes { "Yes" } else { "No" },
+            Unit::YesNo,
+        )
+    }
+
+    /// The value as the page shows it: byte counts in the reader's unit.
+    pub fn shown(&self, unit: ByteUnit) -> String {
+        match (self.unit, unit) {
+            (Unit::Bytes, ByteUnit::Binary) => Bytes(self.value).in_unit(ByteUnit::Binary),
+            _ => self.text.clone(),
+        }
+    }
+}
 
 /// The unit the page shows byte counts in, provided by the app (GB when absent).
-pub type ByteUnitSetting = Signal<ByteUnit>;
+#[derive(Clone, Copy, Debug)]
+pub struct ByteUnitSetting(pub Signal<ByteUnit>);
+
+/// Provides the unit every readout below shows bytes in.
+pub fn provide_byte_unit(unit: Signal<ByteUnit>) {
+    provide_context(ByteUnitSetting(unit));
+}
+
+fn use_byte_unit() -> Signal<ByteUnit> {
+    use_context::<ByteUnitSetting>().map_or_else(|| Signal::stored(ByteUnit::Decimal), |s| s.0)
+}
 
 #[component]
 pub fn Readout(
@@ -19,14 +151,7 @@ pub fn Readout(
     // derived signals that clone the readout on every read, and the view
     // below reads it four times.
     let data = Memo::new(move |_| data.get());
-    let unit = use_context::<ByteUnitSetting>().unwrap_or_default();
-    // Byte counts follow the page's unit; `data-value` stays in bytes.
-    let text = move || {
-        data.with(|d| match unit.get() {
-            ByteUnit::Binary if d.bytes => Bytes(d.value).in_unit(ByteUnit::Binary),
-            _ => d.text.clone(),
-        })
-    };
+    let unit = use_byte_unit();
     view! {
         <div
             class="readout"
@@ -34,29 +159,22 @@ pub fn Readout(
             data-value=move || data.with(|d| d.value.to_string())
         >
             <span class="readout__label">{move || data.with(|d| d.label.clone())}</span>
-            <span class="readout__value">{text}</span>
+            <span class="readout__value">{move || data.with(|d| d.shown(unit.get()))}</span>
         </div>
     }
 }
 
-/// A figure's row of readouts, each picked from the figure's computed data,
-/// so each updates on its own when the data changes.
+/// A row of readouts, each picked from the figure's computed data by
+/// position, so each updates on its own when the data changes.
 #[component]
-pub fn ReadoutPanel<D>(
-    /// The figure's computed data.
-    data: Memo<D>,
-    /// Which readouts to show, in order.
-    picks: Vec<fn(&D) -> ReadoutData>,
-) -> impl IntoView
-where
-    D: PartialEq + Send + Sync + 'static,
-{
+pub fn ReadoutPanel(
+    /// The readouts to show, in order.
+    #[prop(into)]
+    readouts: Signal<Vec<ReadoutData>>,
+) -> impl IntoView {
     view! {
         <div class="figure__readouts">
-            {picks
-                .into_iter()
-                .map(|pick| view! { <Readout data=Signal::derive(move || data.with(pick))/> })
-                .collect_view()}
+            {super::rows(readouts, |r| r.as_slice(), |readout| view! { <Readout data=readout/> })}
         </div>
     }
 }

@@ -9,21 +9,25 @@ use web_sys::HtmlTextAreaElement;
 
 use super::export;
 
-/// Height the iframe snippet proposes, in CSS pixels; the embedded page also
-/// reports its real height (see the README).
+/// Height the iframe snippet proposes, in CSS pixels, until `embed.js` fits
+/// it to the figure (the embedded page reports its real height).
 pub const IFRAME_HEIGHT: u32 = 720;
 
-/// The `<iframe>` snippet for an embed URL.
+/// The embed code for an embed URL: the iframe, and the script from the
+/// same folder that fits every Parallax iframe on the page to its figure.
 pub fn iframe_snippet(url: &str, title: &str) -> String {
     let escape = |text: &str| {
         text.replace('&', "&amp;")
             .replace('"', "&quot;")
             .replace('<', "&lt;")
     };
+    let folder = url.split('?').next().unwrap_or(url);
+    let folder = &folder[..folder.rfind('/').map_or(0, |slash| slash + 1)];
     format!(
-        "<iframe src=\"{}\" title=\"{}\" loading=\"lazy\" width=\"100%\" height=\"{IFRAME_HEIGHT}\" style=\"border:0\"></iframe>",
+        "<iframe src=\"{}\" title=\"{}\" loading=\"lazy\" width=\"100%\" height=\"{IFRAME_HEIGHT}\" style=\"border:0\"></iframe>\n<script src=\"{}embed.js\" async></script>",
         escape(url),
-        escape(title)
+        escape(title),
+        escape(folder)
     )
 }
 
@@ -86,23 +90,40 @@ fn CopyField(
     }
 }
 
+/// The colour schemes an embed may be given: the reader's, or one fixed.
+const THEMES: [(&str, Option<&str>); 3] = [
+    ("The reader's", None),
+    ("Light", Some("light")),
+    ("Dark", Some("dark")),
+];
+
 #[component]
 pub fn Share(
     /// Absolute URL of the figure's current state in the explainer.
     #[prop(into)]
     link: Signal<String>,
-    /// Absolute URL of the figure alone, for the iframe.
-    #[prop(into)]
-    embed: Signal<String>,
+    /// Absolute URL of the figure alone for an iframe, given its theme (`None`
+    /// follows the reader's) and whether it shows its share panel and settings.
+    embed: Callback<(Option<&'static str>, bool), String>,
     /// The figure's title, for the iframe's `title`.
     title: &'static str,
     /// The figure's slug, naming the saved files (`parallax-<slug>.svg`).
     slug: &'static str,
+    /// The embed's colour scheme until the reader picks one: the page's own.
+    theme: Option<&'static str>,
 ) -> impl IntoView {
-    let snippet =
-        Signal::derive(move || iframe_snippet(&embed.get(), &format!("Parallax: {title}")));
+    let theme = RwSignal::new(theme);
+    let chrome = RwSignal::new(true);
+    let snippet = Signal::derive(move || {
+        iframe_snippet(
+            &embed.run((theme.get(), chrome.get())),
+            &format!("Parallax: {title}"),
+        )
+    });
     let status = RwSignal::new(String::new());
     let name = format!("parallax-{slug}");
+    let theme_id = super::control_id("embed-theme");
+    let chrome_id = super::control_id("embed-chrome");
     // The figure is the section around this control.
     let section = move |event: &leptos::ev::MouseEvent| {
         event
@@ -139,7 +160,35 @@ pub fn Share(
             <summary class="share__summary">"Share or embed"</summary>
             {move || open.get().then(|| view! {
                 <CopyField label="Link" text=link rows=2/>
-                <CopyField label="Embed code" text=snippet rows=3/>
+                <div class="share__options">
+                    <label class="share__option" for=chrome_id.clone()>
+                        <input
+                            type="checkbox"
+                            id=chrome_id.clone()
+                            prop:checked=move || !chrome.get()
+                            on:change=move |event| chrome.set(!event_target_checked(&event))
+                        />
+                        " Figure only: no share panel or settings in the embed"
+                    </label>
+                    <label class="share__option" for=theme_id.clone()>"Colours "</label>
+                    <select
+                        id=theme_id.clone()
+                        class="control__select share__theme"
+                        on:change=move |event| {
+                            let picked = event_target_value(&event);
+                            theme.set(THEMES.iter().find(|(label, _)| *label == picked).and_then(|(_, t)| *t));
+                        }
+                    >
+                        {THEMES.iter().map(|(label, value)| view! {
+                            <option value=*label selected=move || theme.get() == *value>{*label}</option>
+                        }).collect_view()}
+                    </select>
+                </div>
+                <CopyField label="Embed code" text=snippet rows=4/>
+                <p class="share__note">
+                    "The script fits the iframe to the figure as it changes. "
+                    <a href="embed.html">"Every figure's options, for course authors"</a>
+                </p>
             })}
             <div class="share__actions share__files">
                 <button type="button" class="button" on:click=save_svg>"Save as SVG"</button>
@@ -155,11 +204,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_snippet_is_escaped_and_lazy() {
-        let snippet = iframe_snippet("https://x.test/?fig=why&tokens=1T", "Parallax: \"why\"");
+    fn the_snippet_is_escaped_lazy_and_fits_itself() {
+        let snippet = iframe_snippet("https://x.test/c/?fig=why&tokens=1T", "Parallax: \"why\"");
         assert_eq!(
             snippet,
-            "<iframe src=\"https://x.test/?fig=why&amp;tokens=1T\" title=\"Parallax: &quot;why&quot;\" loading=\"lazy\" width=\"100%\" height=\"720\" style=\"border:0\"></iframe>"
+            "<iframe src=\"https://x.test/c/?fig=why&amp;tokens=1T\" title=\"Parallax: &quot;why&quot;\" loading=\"lazy\" width=\"100%\" height=\"720\" style=\"border:0\"></iframe>\n<script src=\"https://x.test/c/embed.js\" async></script>"
         );
+        assert!(iframe_snippet("https://x.test/c/index.html?fig=dp", "t")
+            .ends_with("<script src=\"https://x.test/c/embed.js\" async></script>"));
     }
 }

@@ -14,8 +14,38 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 /** The sub-path dist/ is served from, to prove asset URLs are relative. */
 export const PREFIX = '/courses/parallax/';
 
+/**
+ * Every figure's slug and example query, in the page's order: read from the
+ * embed page, which is generated from the figure registry (tests/docs.rs),
+ * so a new figure joins every test without a line here.
+ */
+const EMBED_PAGE = await readFile(join(DIST, 'embed.html'), 'utf8');
+export const EXAMPLES = Object.fromEntries(
+  [...EMBED_PAGE.matchAll(/data-figure="([^"]+)" data-example="([^"]+)"/g)].map(([, slug, example]) => [slug, example.replaceAll('&amp;', '&')]),
+);
+
+/** Each figure's own URL keys (not the shared ones), from the embed page. */
+export const OWN_KEYS = Object.fromEntries(
+  EMBED_PAGE.split('<section').slice(1).map((section) => [
+    section.match(/data-figure="([^"]+)"/)[1],
+    [...section.matchAll(/<li><code>([^<]+)<\/code>: ([^\n]*)/g)].filter(([, , rest]) => !rest.includes('a shared key')).map(([, key]) => key),
+  ]),
+);
+
 /** Every figure's slug, in the page's order. */
-export const FIGURES = ['why', 'dp', 'zero', 'tp', 'pp', '3d', 'planner', 'bubble', 'checkpoint'];
+export const FIGURES = Object.keys(EXAMPLES);
+
+/**
+ * The numbers the source documents print (tests/seeds.tsv, the one table of
+ * them): { figure, query, readout, text, value, within, source } each.
+ */
+export const SEEDS = (await readFile(fileURLToPath(new URL('../seeds.tsv', import.meta.url)), 'utf8'))
+  .split('\n')
+  .filter((line) => line.trim() && !line.startsWith('#'))
+  .map((line) => {
+    const [figure, query, readout, text, value, within, source] = line.split('\t');
+    return { figure, query, readout, text, value: value ? Number(value) : null, within: Number(within || 0), source };
+  });
 
 /** A page outside dist/, for embedding tests. */
 export const HOST_PAGE = '/course-host/';
@@ -172,6 +202,11 @@ export async function urlMatching(page, pattern, timeout = 3000) {
   while (!pattern.test(page.url()) && Date.now() < deadline) await page.waitForTimeout(25);
   assert.match(page.url(), pattern);
   return page.url();
+}
+
+/** The seed texts of `figure` at `query` (its defaults when empty): readout id -> text. */
+export function seedTexts(figure, query = '') {
+  return Object.fromEntries(SEEDS.filter((s) => s.figure === figure && s.query === query && s.text).map((s) => [s.readout, s.text]));
 }
 
 /** Checks that every readout text equals the expected one. */

@@ -1,17 +1,17 @@
-//! A labelled native `<select>` for a preset or mode.
+//! A labelled native `<select>` for a preset or a mode.
 
 use leptos::prelude::*;
 
 use super::scope::control_id;
 
 #[component]
-pub fn Choice(
+pub fn Select(
     /// Visible label, also the select's accessible name.
     label: &'static str,
     /// The URL key this control writes, published as `data-param`.
     param: &'static str,
     /// (id, text) of each option, in order.
-    options: Vec<(&'static str, String)>,
+    options: Vec<(&'static str, &'static str)>,
     /// The id of the selected option.
     #[prop(into)]
     selected: Signal<String>,
@@ -46,11 +46,7 @@ pub fn Choice(
                 {options
                     .into_iter()
                     .map(|(value, text)| {
-                        view! {
-                            <option value=value selected=move || selected.with(|s| s == value)>
-                                {text}
-                            </option>
-                        }
+                        view! { <option value=value selected=move || selected.with(|s| s == value)>{text}</option> }
                     })
                     .collect_view()}
             </select>

@@ -1,0 +1,508 @@
+//! A figure's parameters, declared once. Each entry of a figure's table
+//! gives a URL key, its range or its choices, its label and help, the
+//! control that sets it, and how it is read from and written to the
+//! figure's parameters. From the table alone, generic code here reads the
+//! URL (with a plain-language notice for each bad value), writes it back,
+//! renders the controls and documents the keys (the embed page, the README).
+
+use leptos::prelude::*;
+
+use crate::model::choice::Choice;
+use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
+use crate::model::units::group_thousands;
+use crate::widgets::{Buttons, NumberInput, Select, Slider, Toggle};
+
+/// An option of a choice: (id in the URL, label).
+pub type Opt = (&'static str, &'static str);
+
+/// Where each preset's numbers come from: (id, source).
+pub type Sources = fn() -> Vec<(&'static str, &'static str)>;
+
+/// How a parameter's value is kept.
+pub enum Value<P: 'static> {
+    /// A number read with `spec`'s range; `limit` lowers its top from the
+    /// parameters read so far (the lab's interval is at most its layers).
+    Number {
+        spec: NumberSpec,
+        get: fn(&P) -> f64,
+        set: fn(&mut P, f64),
+        limit: Option<fn(&P) -> f64>,
+    },
+    /// One of a fixed set of ids.
+    Choice {
+        options: fn() -> Vec<Opt>,
+        get: fn(&P) -> &'static str,
+        set: fn(&mut P, &str),
+    },
+}
+
+/// The control that sets a parameter.
+pub enum Control<P: 'static> {
+    /// Only in the URL.
+    Hidden,
+    /// A range input from `min` to `max(params)` (the URL may go beyond the
+    /// slider's end; the slider then widens to show the value), with its
+    /// value written by `text`.
+    Slider {
+        min: f64,
+        max: fn(&P) -> f64,
+        step: f64,
+        text: fn(f64) -> String,
+    },
+    /// A box for a number written the way people write them (`70B`).
+    TextBox,
+    /// Segmented buttons (native radios).
+    Toggle,
+    /// A drop-down list; `sources` gives where a preset's numbers come from.
+    Select { sources: Option<Sources> },
+    /// A row of buttons, each applying an option (presets); it is pressed
+    /// when the parameters are what the option sets.
+    Buttons,
+}
+
+/// One parameter of a figure.
+pub struct Param<P: 'static> {
+    pub key: &'static str,
+    /// The control's label, its accessible name.
+    pub label: &'static str,
+    /// One sentence for the embed page and the README's table of keys.
+    pub help: &'static str,
+    pub value: Value<P>,
+    pub control: Control<P>,
+    /// Whether the control shows for these parameters (the interleaved schedule's chunks).
+    pub shown: Option<fn(&P) -> bool>,
+    /// Read and written with the shared scenario (`model/scenario.rs`); the
+    /// entry places its control and documents nothing of its own.
+    pub shared: bool,
+    /// Whether the URL carries it (a preset is read, but the values it sets are what is written).
+    pub written: bool,
+}
+
+// Tables hold only fn pointers and static text: copies are free, whatever `P` is.
+impl<P> Clone for Value<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for Value<P> {}
+impl<P> Clone for Control<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for Control<P> {}
+impl<P> Clone for Param<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for Param<P> {}
+
+impl<P> Param<P> {
+    /// A number with `spec`'s key and range, only in the URL until a control is given.
+    pub const fn number(
+        label: &'static str,
+        spec: NumberSpec,
+        get: fn(&P) -> f64,
+        set: fn(&mut P, f64),
+    ) -> Self {
+        Self {
+            key: spec.key,
+            label,
+            help: "",
+            value: Value::Number {
+                spec,
+                get,
+                set,
+                limit: None,
+            },
+            control: Control::Hidden,
+            shown: None,
+            shared: false,
+            written: true,
+        }
+    }
+
+    /// One of `options`, only in the URL until a control is given.
+    pub const fn choice(
+        key: &'static str,
+        label: &'static str,
+        options: fn() -> Vec<Opt>,
+        get: fn(&P) -> &'static str,
+        set: fn(&mut P, &str),
+    ) -> Self {
+        Self {
+            key,
+            label,
+            help: "",
+            value: Value::Choice { options, get, set },
+            control: Control::Hidden,
+            shown: None,
+            shared: false,
+            written: true,
+        }
+    }
+
+    pub const fn help(mut self, help: &'static str) -> Self {
+        self.help = help;
+        self
+    }
+
+    pub const fn slider(
+        mut self,
+        min: f64,
+        max: fn(&P) -> f64,
+        step: f64,
+        text: fn(f64) -> String,
+    ) -> Self {
+        self.control = Control::Slider {
+            min,
+            max,
+            step,
+            text,
+        };
+        self
+    }
+
+    pub const fn text_box(mut self) -> Self {
+        self.control = Control::TextBox;
+        self
+    }
+
+    pub const fn toggle(mut self) -> Self {
+        self.control = Control::Toggle;
+        self
+    }
+
+    pub const fn select(mut self, sources: Option<Sources>) -> Self {
+        self.control = Control::Select { sources };
+        self
+    }
+
+    pub const fn buttons(mut self) -> Self {
+        self.control = Control::Buttons;
+        self
+    }
+
+    pub const fn shown_when(mut self, shown: fn(&P) -> bool) -> Self {
+        self.shown = Some(shown);
+        self
+    }
+
+    pub const fn limited_by(mut self, limit: fn(&P) -> f64) -> Self {
+        if let Value::Number { spec, get, set, .. } = self.value {
+            self.value = Value::Number {
+                spec,
+                get,
+                set,
+                limit: Some(limit),
+            };
+        }
+        self
+    }
+
+    pub const fn shared(mut self) -> Self {
+        self.shared = true;
+        self
+    }
+
+    pub const fn not_written(mut self) -> Self {
+        self.written = false;
+        self
+    }
+
+    /// The number's range for these parameters (its limit applied).
+    fn range(spec: NumberSpec, limit: Option<fn(&P) -> f64>, params: &P) -> NumberSpec {
+        match limit {
+            Some(limit) => NumberSpec {
+                max: spec.max.min(limit(params)),
+                ..spec
+            },
+            None => spec,
+        }
+    }
+}
+
+/// Sets `field` to the option with this id, if there is one.
+pub fn set_option<C: Choice>(field: &mut C, id: &str) {
+    if let Some(option) = C::from_id(id) {
+        *field = option;
+    }
+}
+
+/// The id of `value` among numeric ids (`"1"`, `"2"`, `"4"`, `"8"`): choices between numbers.
+pub fn number_id(ids: &'static [&'static str], value: u32) -> &'static str {
+    ids.iter()
+        .copied()
+        .find(|id| id.parse() == Ok(value))
+        .unwrap_or(ids[0])
+}
+
+/// Numeric ids as options labelled by themselves.
+pub fn plain_options(ids: &'static [&'static str]) -> Vec<Opt> {
+    ids.iter().map(|&id| (id, id)).collect()
+}
+
+/// A whole number as a slider shows it: `1,024`.
+pub fn whole(value: f64) -> String {
+    group_thousands(value)
+}
+
+/// Reads the table's own keys (not the shared ones) from `query` into
+/// `params`, noting every bad value; keys the query lacks keep `params`' values.
+pub fn read<P>(table: &[Param<P>], mut params: P, query: &Query, notices: &mut Vec<Notice>) -> P {
+    for param in table.iter().filter(|p| !p.shared) {
+        match param.value {
+            Value::Number {
+                spec,
+                get,
+                set,
+                limit,
+            } => {
+                let spec = Param::range(spec, limit, &params);
+                if let Some(value) = spec.read_optional(query, get(&params), notices) {
+                    set(&mut params, value);
+                }
+            }
+            Value::Choice { options, set, .. } => {
+                let ids: Vec<&str> = options().iter().map(|o| o.0).collect();
+                if let Some(id) = read_choice(query, param.key, &ids, notices) {
+                    set(&mut params, id);
+                }
+            }
+        }
+    }
+    params
+}
+
+/// Appends the table's own keys whose values differ from `defaults`.
+pub fn write<P>(table: &[Param<P>], params: &P, defaults: &P, pairs: &mut Pairs) {
+    for param in table.iter().filter(|p| !p.shared && p.written) {
+        let value = match param.value {
+            Value::Number { get, .. } => {
+                (get(params) != get(defaults)).then(|| url_number(get(params)))
+            }
+            Value::Choice { get, .. } => {
+                (get(params) != get(defaults)).then(|| get(params).to_string())
+            }
+        };
+        if let Some(value) = value {
+            pairs.push((param.key.to_string(), value));
+        }
+    }
+}
+
+/// A key as the embed page and the README document it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyDoc {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+    /// Its values and default, in words: "1 to 64 (default 8)", "`gpipe` (default), `1f1b`".
+    pub values: String,
+    /// A shared key (every figure reads it) that this figure has a control for.
+    pub shared: bool,
+}
+
+/// Documents the table's keys, with the defaults of `defaults`.
+pub fn docs<P>(table: &[Param<P>], defaults: &P) -> Vec<KeyDoc> {
+    table
+        .iter()
+        .map(|param| KeyDoc {
+            shared: param.shared,
+            key: param.key,
+            label: param.label,
+            help: param.help,
+            values: match param.value {
+                Value::Number { spec, get, .. } => {
+                    format!(
+                        "{} to {} (default {})",
+                        spec.show(spec.min),
+                        spec.show(spec.max),
+                        spec.show(get(defaults))
+                    )
+                }
+                Value::Choice { options, get, .. } => {
+                    let default = get(defaults);
+                    let ids: Vec<String> = options()
+                        .iter()
+                        .map(|&(id, _)| {
+                            if id == default {
+                                format!("`{id}` (default)")
+                            } else {
+                                format!("`{id}`")
+                            }
+                        })
+                        .collect();
+                    ids.join(", ")
+                }
+            },
+        })
+        .collect()
+}
+
+/// A control with its figure's parameter type erased: what the widgets
+/// need. The code that knows `P` makes these (a few closures a parameter);
+/// the views are built once for all figures, in [`render`].
+pub struct Erased {
+    pub label: &'static str,
+    pub key: &'static str,
+    /// Whether it shows, when that depends on the parameters.
+    pub shown: Option<Signal<bool>>,
+    pub kind: ErasedKind,
+}
+
+#[derive(Clone)]
+pub enum ErasedKind {
+    Slider {
+        min: f64,
+        max: Signal<f64>,
+        step: f64,
+        value: Signal<f64>,
+        text: Signal<String>,
+        on_input: Callback<f64>,
+    },
+    TextBox {
+        text: Signal<String>,
+        on_change: Callback<f64, Result<(), String>>,
+    },
+    Toggle {
+        options: Vec<Opt>,
+        selected: Signal<String>,
+        on_change: Callback<String>,
+    },
+    Select {
+        options: Vec<Opt>,
+        sources: Vec<(&'static str, &'static str)>,
+        selected: Signal<String>,
+        on_change: Callback<String>,
+    },
+    Buttons {
+        options: Vec<Opt>,
+        selected: Signal<String>,
+        on_change: Callback<String>,
+    },
+}
+
+/// Every control of the table, in its order, wired to `params`.
+pub fn erase<P: Send + Sync + 'static>(
+    table: &'static [Param<P>],
+    params: RwSignal<P>,
+) -> Vec<Erased> {
+    table
+        .iter()
+        .filter(|param| !matches!(param.control, Control::Hidden))
+        .map(|param| Erased {
+            label: param.label,
+            key: param.key,
+            shown: param
+                .shown
+                .map(|shown| Signal::derive(move || params.with(shown))),
+            kind: erase_one(param, params),
+        })
+        .collect()
+}
+
+fn erase_one<P: Send + Sync + 'static>(
+    param: &'static Param<P>,
+    params: RwSignal<P>,
+) -> ErasedKind {
+    match (param.value, param.control) {
+        (
+            Value::Number {
+                spec,
+                get,
+                set,
+                limit,
+            },
+            control,
+        ) => {
+            let value = Signal::derive(move || params.with(get));
+            let accept = Callback::new(move |v: f64| -> Result<(), String> {
+                let checked = params
+                    .with_untracked(|p| Param::range(spec, limit, p))
+                    .check(v);
+                if checked.is_ok() {
+                    params.update(|p| set(p, v));
+                }
+                checked
+            });
+            match control {
+                Control::Slider {
+                    min,
+                    max,
+                    step,
+                    text,
+                } => ErasedKind::Slider {
+                    min,
+                    max: Signal::derive(move || params.with(max).max(value.get())),
+                    step,
+                    value,
+                    text: Signal::derive(move || text(value.get())),
+                    on_input: Callback::new(move |v| _ = accept.run(v)),
+                },
+                _ => ErasedKind::TextBox {
+                    text: Signal::derive(move || url_number(value.get())),
+                    on_change: accept,
+                },
+            }
+        }
+        (Value::Choice { options, get, set }, control) => {
+            let selected = Signal::derive(move || params.with(get).to_string());
+            let on_change = Callback::new(move |id: String| params.update(|p| set(p, &id)));
+            let options = options();
+            match control {
+                Control::Select { sources } => ErasedKind::Select {
+                    options,
+                    sources: sources.map(|s| s()).unwrap_or_default(),
+                    selected,
+                    on_change,
+                },
+                Control::Buttons => ErasedKind::Buttons {
+                    options,
+                    selected,
+                    on_change,
+                },
+                _ => ErasedKind::Toggle {
+                    options,
+                    selected,
+                    on_change,
+                },
+            }
+        }
+    }
+}
+
+/// One control's view.
+fn build(label: &'static str, param: &'static str, kind: ErasedKind) -> AnyView {
+    match kind {
+        ErasedKind::Slider { min, max, step, value, text, on_input } => {
+            view! { <Slider label=label param=param min=min max=max step=step value=value text=text on_input=on_input/> }.into_any()
+        }
+        ErasedKind::TextBox { text, on_change } => {
+            view! { <NumberInput label=label param=param text=text on_change=on_change/> }.into_any()
+        }
+        ErasedKind::Toggle { options, selected, on_change } => {
+            view! { <Toggle label=label param=param options=options selected=selected on_change=on_change/> }.into_any()
+        }
+        ErasedKind::Select { options, sources, selected, on_change } => {
+            view! { <Select label=label param=param options=options sources=sources selected=selected on_change=on_change/> }.into_any()
+        }
+        ErasedKind::Buttons { options, selected, on_change } => {
+            view! { <Buttons label=label param=param options=options selected=selected on_change=on_change/> }.into_any()
+        }
+    }
+}
+
+/// The controls' views, in order; one that depends on the parameters is
+/// there only while it applies.
+pub fn render(controls: Vec<Erased>) -> AnyView {
+    controls
+        .into_iter()
+        .map(|Erased { label, key, shown, kind }| match shown {
+            Some(shown) => view! { <Show when=move || shown.get()>{build(label, key, kind.clone())}</Show> }.into_any(),
+            None => build(label, key, kind),
+        })
+        .collect_view()
+        .into_any()
+}

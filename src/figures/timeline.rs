@@ -1,0 +1,355 @@
+//! The pipeline schedule as a timeline, shared by the `pp` and `bubble`
+//! figures: the parameters they both read (stages, micro-batches,
+//! schedule, chunks), the simulated step laid out for drawing, and its
+//! view. The simulator (`model/schedule.rs`) places every block; this
+//! module only lays the blocks out and names them.
+
+use std::fmt::Write;
+
+use leptos::prelude::*;
+
+use super::figure::Params;
+use super::param::{set_option, whole, Param};
+use crate::model::choice::{options, Choice};
+use crate::model::pipeline::{stage_layers, Schedule};
+use crate::model::query::NumberSpec;
+use crate::model::scenario::Scenario;
+use crate::model::schedule::{simulate, BlockKind, Timeline as Simulated};
+use crate::model::units::Fraction;
+use crate::widgets::rows;
+
+pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 8.0);
+pub const MICRO: NumberSpec = NumberSpec::whole("micro", 1.0, 64.0);
+pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 1.0, 4.0);
+
+/// A pipeline's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pipeline {
+    pub scenario: Scenario,
+    /// Pipeline stages p.
+    pub stages: u32,
+    /// Micro-batches m.
+    pub micro: u32,
+    pub schedule: Schedule,
+    /// Model chunks per GPU for the interleaved schedule.
+    pub chunks: u32,
+}
+
+impl Pipeline {
+    /// A GPipe pipeline of `stages` stages and `micro` micro-batches, 2 chunks when interleaved.
+    pub fn new(stages: u32, micro: u32) -> Self {
+        Self {
+            scenario: Scenario::default(),
+            stages,
+            micro,
+            schedule: Schedule::GPipe,
+            chunks: 2,
+        }
+    }
+}
+
+/// A figure whose parameters hold a pipeline.
+pub trait HasPipeline {
+    fn pipeline(&self) -> &Pipeline;
+    fn pipeline_mut(&mut self) -> &mut Pipeline;
+}
+
+/// The table entries for a pipeline: stages, micro-batches, schedule and
+/// (for the interleaved schedule) chunks.
+pub const fn pipeline_params<P: Params + HasPipeline>() -> [Param<P>; 4] {
+    [
+        Param::number("Pipeline stages p", STAGES, |p: &P| f64::from(p.pipeline().stages), |p: &mut P, v| {
+            p.pipeline_mut().stages = v as u32
+        })
+        .slider(1.0, |_| STAGES.max, 1.0, whole)
+        .help("Pipeline stages: GPUs, each holding a run of consecutive layers."),
+        Param::number("Micro-batches m", MICRO, |p: &P| f64::from(p.pipeline().micro), |p: &mut P, v| {
+            p.pipeline_mut().micro = v as u32
+        })
+        .slider(1.0, |_| MICRO.max, 1.0, whole)
+        .help("Micro-batches streamed through the pipeline in one step."),
+        Param::choice(
+            "schedule",
+            "Schedule",
+            options::<Schedule>,
+            |p: &P| p.pipeline().schedule.id(),
+            |p: &mut P, id| set_option(&mut p.pipeline_mut().schedule, id),
+        )
+        .toggle()
+        .help("The order of forwards and backwards: GPipe, 1F1B, interleaved 1F1B or zero-bubble ZB-H1."),
+        Param::number("Model chunks per GPU", CHUNKS, |p: &P| f64::from(p.pipeline().chunks), |p: &mut P, v| {
+            p.pipeline_mut().chunks = v as u32
+        })
+        .slider(1.0, |_| CHUNKS.max, 1.0, whole)
+        .shown_when(|p: &P| p.pipeline().schedule == Schedule::Interleaved)
+        .help("Model chunks per GPU under the interleaved schedule."),
+    ]
+}
+
+/// One block of the timeline, placed in percent of the timeline's width.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineBlock {
+    pub stage: u32,
+    /// CSS modifier: `forward`, `backward`, `input-grad` or `weight-grad`.
+    pub class: &'static str,
+    pub x_percent: f64,
+    pub width_percent: f64,
+    /// The micro-batch number (1-based), shown when the block is wide enough.
+    pub label: Option<String>,
+}
+
+/// A row heading: the GPU and its layers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageRow {
+    pub name: String,
+    pub layers: String,
+}
+
+/// The simulated step, laid out for drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineData {
+    pub rows: Vec<StageRow>,
+    pub blocks: Vec<TimelineBlock>,
+    pub legend: Vec<(&'static str, &'static str)>,
+    pub axis_caption: String,
+    /// A note when the schedule changed the micro-batch count.
+    pub note: Option<String>,
+    /// The bubble, for the timeline's description.
+    pub bubble: f64,
+    /// What the simulator placed.
+    pub simulated: Simulated,
+}
+
+/// Blocks narrower than this (percent of the width) carry no number.
+const LABEL_MIN_PERCENT: f64 = 3.2;
+
+/// A count of time units or micro-batches, exact: `21`, `28.5`, `197.25`.
+pub fn units_text(units: f64) -> String {
+    let text = format!("{units:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if units >= 1000.0 {
+        crate::model::units::group_thousands(units)
+    } else {
+        text.to_string()
+    }
+}
+
+/// Simulates the pipeline and lays its step out.
+pub fn timeline(pipeline: &Pipeline) -> TimelineData {
+    let arch = pipeline.scenario.arch();
+    let p = pipeline.stages.max(1);
+    let simulated = simulate(pipeline.schedule, p, pipeline.micro, pipeline.chunks);
+    let (m, v) = (simulated.micro_batches, simulated.chunks);
+    let makespan = f64::from(simulated.makespan.max(1));
+    let blocks = simulated
+        .blocks
+        .iter()
+        .map(|block| {
+            let width_percent = f64::from(block.len) / makespan * 100.0;
+            TimelineBlock {
+                stage: block.stage,
+                class: match block.kind {
+                    BlockKind::Forward => "forward",
+                    BlockKind::Backward => "backward",
+                    BlockKind::InputGradient => "input-grad",
+                    BlockKind::WeightGradient => "weight-grad",
+                },
+                x_percent: f64::from(block.start) / makespan * 100.0,
+                width_percent,
+                label: (width_percent >= LABEL_MIN_PERCENT).then(|| (block.micro + 1).to_string()),
+            }
+        })
+        .collect();
+    // With v chunks GPU s holds virtual stages s, s + p, ...: not one run of layers.
+    let virtual_stages = stage_layers(arch.layers, p * v);
+    let rows = (0..p)
+        .map(|stage| {
+            let layers: Vec<String> = (0..v)
+                .filter_map(|chunk| virtual_stages.get((chunk * p + stage) as usize))
+                .map(|range| format!("L{}–{}", range.start, range.end.saturating_sub(1)))
+                .collect();
+            StageRow {
+                name: format!("GPU {stage}"),
+                layers: layers.join(", "),
+            }
+        })
+        .collect();
+    let mut legend = vec![("forward", "forward, numbered by micro-batch")];
+    if pipeline.schedule == Schedule::ZeroBubbleH1 {
+        legend.extend([
+            ("input-grad", "backward: input gradient"),
+            ("weight-grad", "backward: weight gradient"),
+        ]);
+    } else {
+        legend.push(("backward", "backward, twice as long"));
+    }
+    legend.push(("idle", "idle: the bubble"));
+    let total = makespan / f64::from(simulated.ticks_per_unit);
+    TimelineData {
+        rows,
+        blocks,
+        legend,
+        axis_caption: format!("Time runs right: {} units, a forward through a whole stage being one", units_text(total)),
+        note: (m != pipeline.micro).then(|| {
+            format!(
+                "The interleaved schedule sends micro-batches through in groups of {p}, so {} micro-batches are rounded up to {m}.",
+                pipeline.micro
+            )
+        }),
+        bubble: simulated.bubble(),
+        simulated,
+    }
+}
+
+/// Height of one stage's row in the timeline, in CSS pixels.
+const ROW_PX: u32 = 26;
+/// The blocks' kinds, in the order their paths are drawn.
+const BLOCK_CLASSES: [&str; 4] = ["forward", "backward", "input-grad", "weight-grad"];
+
+/// One rectangle as SVG path data, in the timeline's (percent, px) units.
+fn rect_path(path: &mut String, x: f64, y: u32, width: f64) {
+    _ = write!(path, "M{x:.3} {y}h{width:.3}v{}h{:.3}z", ROW_PX - 4, -width);
+}
+
+/// The idle background of every row.
+fn idle_path(rows: u32) -> String {
+    let mut path = String::new();
+    for row in 0..rows {
+        rect_path(&mut path, 0.0, row * ROW_PX + 2, 100.0);
+    }
+    path
+}
+
+/// The blocks of each kind as one path: `(class, path data, block count)`.
+fn block_paths(blocks: &[TimelineBlock]) -> Vec<(&'static str, String, usize)> {
+    BLOCK_CLASSES
+        .iter()
+        .filter_map(|&class| {
+            let mut path = String::new();
+            let mut count = 0;
+            for block in blocks.iter().filter(|b| b.class == class) {
+                rect_path(
+                    &mut path,
+                    block.x_percent,
+                    block.stage * ROW_PX + 2,
+                    block.width_percent,
+                );
+                count += 1;
+            }
+            (count > 0).then_some((class, path, count))
+        })
+        .collect()
+}
+
+/// The schedule's timeline, one row per GPU.
+#[component]
+pub fn Timeline(
+    /// The laid-out step.
+    #[prop(into)]
+    data: Signal<TimelineData>,
+) -> impl IntoView {
+    view! {
+        <div class="fig-pp__timeline">
+            <ol class="fig-pp__rows" aria-hidden="true">
+                {rows(data, |d| &d.rows, |row| view! {
+                    <li class="fig-pp__row-label">
+                        <span class="fig-pp__row-name">{move || row.with(|r| r.name.clone())}</span>
+                        <span class="fig-pp__row-layers">{move || row.with(|r| r.layers.clone())}</span>
+                    </li>
+                })}
+            </ol>
+            {move || data.with(|d| {
+                let rows = d.rows.len() as u32;
+                view! {
+                    <svg
+                        class="fig-pp__svg"
+                        width="100%"
+                        height=rows * ROW_PX
+                        role="img"
+                        aria-label=format!("Schedule timeline: a bubble of {}; {}", Fraction(d.bubble), d.axis_caption)
+                    >
+                        // Blocks in (percent of the width, px) units, one path per kind:
+                        // a handful of elements to rebuild on each change rather than a
+                        // rect per block (1,536 at 8 stages, 64 micro-batches, ZB-H1).
+                        <svg viewBox=format!("0 0 100 {}", rows * ROW_PX) preserveAspectRatio="none" width="100%" height=rows * ROW_PX>
+                            <path class="fig-pp__idle" d=idle_path(rows)></path>
+                            {block_paths(&d.blocks).into_iter().map(|(class, path, count)| view! {
+                                <path class=format!("fig-pp__block fig-pp__block--{class}") d=path data-blocks=count></path>
+                            }).collect_view()}
+                        </svg>
+                        {d.blocks.iter().filter_map(|block| {
+                            block.label.clone().map(|label| view! {
+                                <text
+                                    class="fig-pp__label"
+                                    x=format!("{:.3}%", block.x_percent + block.width_percent / 2.0)
+                                    y=block.stage * ROW_PX + 18
+                                >
+                                    {label}
+                                </text>
+                            })
+                        }).collect_view()}
+                    </svg>
+                }
+            })}
+        </div>
+        <p class="fig-pp__axis">{move || data.with(|d| d.axis_caption.clone())}</p>
+        <ul class="fig-pp__legend">
+            {rows(data, |d| &d.legend, |key| view! {
+                <li class=move || key.with(|(class, _)| format!("fig-pp__key fig-pp__key--{class}"))>{move || key.with(|(_, text)| *text)}</li>
+            })}
+        </ul>
+        {move || data.with(|d| d.note.clone()).map(|note| view! { <p class="fig-pp__note" role="status">{note}</p> })}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GPipe, 8 stages, 64 micro-batches: a forward and a backward block for
+    /// each stage and micro-batch, too narrow for numbers; every block
+    /// inside the timeline, and one path per kind.
+    #[test]
+    fn eight_stages_and_64_micro_batches_stay_drawable() {
+        let d = timeline(&Pipeline::new(8, 64));
+        assert_eq!(d.rows.len(), 8);
+        assert_eq!(d.blocks.len(), 8 * 64 * 2);
+        assert!(d.blocks.iter().all(|b| b.label.is_none()));
+        assert!(d
+            .blocks
+            .iter()
+            .all(|b| b.x_percent + b.width_percent <= 100.0 + 1e-9));
+        let paths = block_paths(&d.blocks);
+        assert_eq!(
+            paths.iter().map(|(c, _, n)| (*c, *n)).collect::<Vec<_>>(),
+            [("forward", 8 * 64), ("backward", 8 * 64)]
+        );
+        for (_, path, count) in &paths {
+            assert_eq!(path.matches('M').count(), *count);
+        }
+        assert_eq!(
+            idle_path(2),
+            "M0.000 2h100.000v22h-100.000zM0.000 28h100.000v22h-100.000z"
+        );
+    }
+
+    /// Interleaved with 2 chunks over 4 stages: 32 layers make 8 virtual
+    /// stages of 4; GPU 0 holds virtual stages 0 and 4, layers 0–3 and 16–19.
+    #[test]
+    fn interleaved_rows_name_each_chunks_layers() {
+        let mut pipeline = Pipeline::new(4, 8);
+        pipeline.schedule = Schedule::Interleaved;
+        let d = timeline(&pipeline);
+        assert_eq!(d.rows[0].layers, "L0–3, L16–19");
+        assert_eq!(d.rows[3].layers, "L12–15, L28–31");
+        assert_eq!(timeline(&Pipeline::new(4, 4)).rows[3].layers, "L24–31");
+    }
+
+    #[test]
+    fn units_are_written_exactly() {
+        assert_eq!(units_text(21.0), "21");
+        assert_eq!(units_text(28.5), "28.5");
+        assert_eq!(units_text(197.25), "197.25");
+        assert_eq!(units_text(5.5), "5.5");
+    }
+}

@@ -1,0 +1,161 @@
+//! Browser plumbing as hooks, in the shape of leptos-use: each `use_*`
+//! function starts listening when it is called and stops when its owner
+//! (the component that called it) is dropped, and gives back signals.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Whether a CSS media query matches, following changes (`prefers-reduced-motion: reduce`).
+pub fn use_media_query(query: &'static str) -> Signal<bool> {
+    let Some(list) = window().match_media(query).ok().flatten() else {
+        return Signal::stored(false);
+    };
+    let matches = RwSignal::new(list.matches());
+    let observed = list.clone();
+    let listener = Closure::<dyn Fn()>::new(move || matches.set(observed.matches()));
+    if list
+        .add_event_listener_with_callback("change", listener.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        let listener = StoredValue::new_local(listener);
+        on_cleanup(move || {
+            listener.with_value(|listener| {
+                _ = list.remove_event_listener_with_callback(
+                    "change",
+                    listener.as_ref().unchecked_ref(),
+                );
+            })
+        });
+    }
+    matches.into()
+}
+
+/// Whether the reader asked for less motion.
+pub fn use_reduced_motion() -> Signal<bool> {
+    use_media_query("(prefers-reduced-motion: reduce)")
+}
+
+/// Whether the reader's colour scheme is dark.
+pub fn use_prefers_dark() -> Signal<bool> {
+    use_media_query("(prefers-color-scheme: dark)")
+}
+
+/// Calls `tick` every `period` until the owner is dropped.
+pub fn use_interval(period: Duration, tick: impl Fn() + 'static) {
+    if let Ok(handle) = set_interval_with_handle(tick, period) {
+        on_cleanup(move || handle.clear());
+    }
+}
+
+/// An element's size in CSS pixels, from a `ResizeObserver` (so reading it
+/// never forces a layout); 0 × 0 until the element is mounted and measured.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementSize {
+    pub width: Signal<f64>,
+    pub height: Signal<f64>,
+}
+
+/// The size of the element `node` refers to, once it is mounted.
+pub fn use_element_size<E>(node: NodeRef<E>) -> ElementSize
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    let width = RwSignal::new(0.0);
+    let height = RwSignal::new(0.0);
+    let observer =
+        StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn Fn(js_sys::Array)>)>);
+    node.on_load(move |element| {
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
+                let rect = entry.content_rect();
+                width.set(rect.width());
+                height.set(rect.height());
+            }
+        });
+        if let Ok(resize) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            resize.observe(element.unchecked_ref());
+            observer.set_value(Some((resize, callback)));
+        }
+    });
+    on_cleanup(move || {
+        observer.with_value(|o| {
+            if let Some((resize, _)) = o {
+                resize.disconnect();
+            }
+        })
+    });
+    ElementSize {
+        width: width.into(),
+        height: height.into(),
+    }
+}
+
+/// The shortest time between two rewrites of the URL. Chromium's
+/// `history.replaceState` costs as much as a whole update of a figure (the
+/// README gives the measurement) and ignores calls made more than about 200
+/// times in ten seconds. So the URL follows a drag up to ten times a second,
+/// from a timer and then in the browser's next idle period, never inside an
+/// input's own work.
+const URL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The longest an idle period is waited for: idle periods can be rare on a busy page.
+const IDLE_TIMEOUT_MS: u32 = 200;
+
+#[derive(Default)]
+struct UrlWriter {
+    /// The query to write when the timer fires.
+    pending: RefCell<Option<String>>,
+    scheduled: Cell<bool>,
+}
+
+impl UrlWriter {
+    fn write_soon(self: &Rc<Self>, search: String) {
+        *self.pending.borrow_mut() = Some(search);
+        if self.scheduled.replace(true) {
+            return;
+        }
+        let writer = Rc::clone(self);
+        let when_idle = move || {
+            let idle = Rc::clone(&writer);
+            let callback = Closure::once_into_js(move || idle.flush());
+            let options = web_sys::IdleRequestOptions::new();
+            options.set_timeout(IDLE_TIMEOUT_MS);
+            if window()
+                .request_idle_callback_with_options(callback.unchecked_ref(), &options)
+                .is_err()
+            {
+                writer.flush();
+            }
+        };
+        if set_timeout_with_handle(when_idle, URL_INTERVAL).is_err() {
+            self.flush();
+        }
+    }
+
+    fn flush(&self) {
+        self.scheduled.set(false);
+        if let Some(search) = self.pending.borrow_mut().take() {
+            let url = if search.is_empty() {
+                window().location().pathname().unwrap_or_default()
+            } else {
+                search
+            };
+            if let Ok(history) = window().history() {
+                _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+            }
+        }
+    }
+}
+
+/// A function that replaces the page's query with the one it is given, at
+/// most every 100 ms and in an idle period (the last query given wins).
+pub fn use_url_writer() -> impl Fn(String) + Clone + 'static {
+    let writer = Rc::new(UrlWriter::default());
+    move |search| writer.write_soon(search)
+}
