@@ -55,6 +55,8 @@ pub fn Embedded(
         }
     });
     let live = figures.with_value(|all| all[index].clone());
+    // The GB/GiB toggle only where there are bytes to show.
+    let units = live.shows_bytes();
     view! {
         <main class="embed" data-figure=slug node_ref=main>
             <Notices notices=notices/>
@@ -63,7 +65,7 @@ pub fn Embedded(
                 {scoped(slug, move || live.view())}
                 {chrome.then(|| view! {
                     <FigureShare figures=figures index=index/>
-                    <UnitsToggle/>
+                    {units.then(|| view! { <UnitsToggle/> })}
                 })}
             </section>
         </main>

@@ -91,6 +91,24 @@ fn pager(steps: &[(usize, &'static Figure)], position: usize) -> AnyView {
     .into_any()
 }
 
+/// The page's title, lede and contents, around the figures' links: static HTML.
+fn header(steps: &str, course: &str) -> String {
+    format!(
+        r##"<p class="page-header__kicker">Parallax</p>
+<h1 class="page-header__title">Training one network on many GPUs</h1>
+<p class="page-header__lede">A model too large for one GPU, and too slow to train on one, has to be split: its batch, its
+training state, its matrices, its layers. Each step below is one way of splitting, with live numbers you can push around.</p>
+<nav class="steps-nav" aria-label="Contents"><ol class="steps-nav__list">{steps}</ol>
+<p class="steps-nav__part">Part two: planner and lab</p>
+<ul class="steps-nav__list">{course}<li><a href="#exercises">Exercises</a></li><li><a href="#beyond">Beyond three dimensions</a></li></ul></nav>"##
+    )
+}
+
+/// The second part's title and lede.
+const PART_TWO: &str = r#"<h2 class="part-title" id="course">Training across many GPUs: planner and lab</h2>
+<p class="part-lede">The second part puts the pieces to work: plan a run and see whether it fits, find how many
+micro-batches hide the bubble, and run a real checkpointing experiment in your browser.</p>"#;
+
 /// The whole page.
 #[component]
 pub fn Page(
@@ -110,7 +128,17 @@ pub fn Page(
     };
     let steps: Vec<(usize, &'static Figure)> = of_part(Part::Explainer).collect();
     let live = move |index: usize| figures.with_value(|all| all[index].clone());
-    let link = |(_, figure): (usize, &'static Figure)| view! { <li><a href=format!("#{}", figure.slug())>{figure.about.title}</a></li> };
+    let links = |part| -> String {
+        of_part(part)
+            .map(|(_, f)| {
+                format!(
+                    r##"<li><a href="#{}">{}</a></li>"##,
+                    f.slug(),
+                    f.about.title
+                )
+            })
+            .collect()
+    };
     if let Some(index) = open_at {
         request_animation_frame(move || {
             if let Some(element) = document().get_element_by_id(FIGURES[index].slug()) {
@@ -121,21 +149,7 @@ pub fn Page(
     let count = steps.len();
     view! {
         <header class="page-header">
-            <p class="page-header__kicker">"Parallax"</p>
-            <h1 class="page-header__title">"Training one network on many GPUs"</h1>
-            <p class="page-header__lede">
-                "A model too large for one GPU, and too slow to train on one, has to be split: its batch, its training "
-                "state, its matrices, its layers. Each step below is one way of splitting, with live numbers you can push around."
-            </p>
-            <nav class="steps-nav" aria-label="Contents">
-                <ol class="steps-nav__list">{of_part(Part::Explainer).map(link).collect_view()}</ol>
-                <p class="steps-nav__part">"Part two: planner and lab"</p>
-                <ul class="steps-nav__list">
-                    {of_part(Part::Course).map(link).collect_view()}
-                    <li><a href="#exercises">"Exercises"</a></li>
-                    <li><a href="#beyond">"Beyond three dimensions"</a></li>
-                </ul>
-            </nav>
+            <div inner_html=header(&links(Part::Explainer), &links(Part::Course))></div>
             <Settings figures=figures/>
         </header>
         <main class="explainer">
@@ -143,11 +157,7 @@ pub fn Page(
             {steps.iter().enumerate().map(|(position, &(index, figure))| {
                 section(figure, index, live(index), figures, format!("Step {} of {count}", position + 1), pager(&steps, position))
             }).collect_view()}
-            <h2 class="part-title" id="course">"Training across many GPUs: planner and lab"</h2>
-            <p class="part-lede">
-                "The second part puts the pieces to work: plan a run and see whether it fits, find how many micro-batches "
-                "hide the bubble, and run a real checkpointing experiment in your browser."
-            </p>
+            <div class="part-intro" inner_html=PART_TWO></div>
             {of_part(Part::Course).map(|(index, figure)| {
                 section(figure, index, live(index), figures, "Planner and lab".to_string(), ().into_any())
             }).collect_view()}

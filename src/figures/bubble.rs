@@ -3,7 +3,6 @@
 //! against m (to 256) for every schedule at this p.
 
 use leptos::prelude::*;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::figure::{About, Figure, Params, Part};
@@ -13,7 +12,8 @@ use crate::model::choice::Choice;
 use crate::model::pipeline::{bubble, micro_batches_for_bubble_below, Schedule};
 use crate::model::units::Fraction;
 use crate::widgets::{
-    Canvas, LegendMark, NumberQuestion, Palette, PlotCanvas, Readout, ReadoutData, Unit,
+    draw_line_chart, AxisLabel, Canvas, LineChart, NumberQuestion, Palette, PlotCanvas, Readout,
+    ReadoutData, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<BubbleParams>(
@@ -65,14 +65,6 @@ impl HasPipeline for BubbleParams {
     }
 }
 
-/// One curve of the chart: the schedules it stands for, and its (m, bubble) points.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Curve {
-    pub label: &'static str,
-    pub schedules: &'static [Schedule],
-    pub points: Vec<(f64, f64)>,
-}
-
 /// The chart's curves: GPipe and 1F1B share one, since their bubbles are equal.
 const CURVES: [(&str, &[Schedule]); 3] = [
     ("GPipe and 1F1B", &[Schedule::GPipe, Schedule::OneFOneB]),
@@ -80,22 +72,41 @@ const CURVES: [(&str, &[Schedule]); 3] = [
     ("Zero bubble (ZB-H1)", &[Schedule::ZeroBubbleH1]),
 ];
 
-/// Everything the chart draws.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BubbleChart {
-    pub stages: u32,
-    pub curves: Vec<Curve>,
-    /// Index of the current schedule's curve.
-    pub current_curve: usize,
-    /// The current (m, bubble).
-    pub current: (f64, f64),
+/// The bubble against m, to 256, for every schedule at `p` stages, the current one bold and ringed at (m, bubble).
+fn chart(p: u32, chunks: u32, current: Schedule, m: u32, bubble_now: f64) -> LineChart {
+    LineChart {
+        title: format!("Bubble against micro-batches at {p} stages"),
+        x_desc: "micro-batches m (log scale)",
+        y_desc: "bubble",
+        x_range: (0.0, f64::from(CHART_MAX_MICRO).log2()),
+        y_range: (0.0, 1.0),
+        x_labels: 9,
+        // The micro-batch axis is drawn in log2(m): 0 to 8 for 1 to 256.
+        x_label: AxisLabel::PowerOfTwo,
+        y_label: AxisLabel::Percent,
+        lines: CURVES
+            .iter()
+            .enumerate()
+            .map(|(index, &(label, schedules))| Series {
+                label,
+                points: (1..=CHART_MAX_MICRO)
+                    .map(|m| (f64::from(m).log2(), bubble(schedules[0], p, m, chunks)))
+                    .collect(),
+                colour: index,
+                bold: schedules.contains(&current),
+            })
+            .collect(),
+        dots: Vec::new(),
+        marker: Some((f64::from(m).log2(), bubble_now)),
+        rule: None,
+    }
 }
 
 /// Everything the `bubble` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BubbleData {
     pub timeline: TimelineData,
-    pub chart: BubbleChart,
+    pub chart: LineChart,
     pub bubble: ReadoutData,
     pub micro_for_10pct: ReadoutData,
     pub summary: String,
@@ -107,37 +118,24 @@ pub fn data(params: &BubbleParams) -> BubbleData {
     let p = pipeline.stages.max(1);
     let timeline = timeline(pipeline);
     let value = timeline.bubble;
-    let curves = CURVES
-        .iter()
-        .map(|&(label, schedules)| Curve {
-            label,
-            schedules,
-            points: (1..=CHART_MAX_MICRO)
-                .map(|m| (f64::from(m), bubble(schedules[0], p, m, pipeline.chunks)))
-                .collect(),
-        })
-        .collect();
     let needed =
         micro_batches_for_bubble_below(pipeline.schedule, p, pipeline.chunks, TARGET, SEARCH_MAX);
     let needed_text = needed.map_or_else(|| "none".to_string(), |m| m.to_string());
     let summary = format!(
-        "With {p} stages and {m} micro-batches, {schedule} idles each GPU for {bubble} of the step. A bubble under 10% \
-         takes {needed_text} micro-batches at {p} stages under this schedule. The chart shows the bubble falling slowly as \
-         micro-batches are added, for each schedule; GPipe and 1F1B share one curve.",
+        "With {p} stages and {m} micro-batches, {schedule} idles each GPU for {bubble} of the step. The chart shows \
+         the bubble falling slowly as micro-batches are added, for each schedule; GPipe and 1F1B share one curve.",
         m = timeline.simulated.micro_batches,
         schedule = pipeline.schedule.label(),
         bubble = Fraction(value),
     );
     BubbleData {
-        chart: BubbleChart {
-            stages: p,
-            curves,
-            current_curve: CURVES
-                .iter()
-                .position(|(_, s)| s.contains(&pipeline.schedule))
-                .unwrap_or(0),
-            current: (f64::from(timeline.simulated.micro_batches), value),
-        },
+        chart: chart(
+            p,
+            pipeline.chunks,
+            pipeline.schedule,
+            timeline.simulated.micro_batches,
+            value,
+        ),
         timeline,
         bubble: ReadoutData::fraction("bubble", "Bubble (idle time)", value),
         micro_for_10pct: ReadoutData::new(
@@ -149,75 +147,6 @@ pub fn data(params: &BubbleParams) -> BubbleData {
         ),
         summary,
     }
-}
-
-/// Draws the bubble-against-micro-batches chart on any plotters backend.
-/// `scale` multiplies font sizes and strokes (the device pixel ratio).
-pub fn draw_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    chart: &BubbleChart,
-    palette: &Palette,
-    scale: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let px = |css: f64| Palette::px(scale, css);
-    let mut ctx = ChartBuilder::on(area)
-        .margin(px(8.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(48.0))
-        .caption(
-            format!("Bubble against micro-batches at {} stages", chart.stages),
-            palette.font(15.0, palette.text, scale),
-        )
-        .build_cartesian_2d((1f64..f64::from(CHART_MAX_MICRO)).log_scale(), 0f64..1f64)?;
-    let mut mesh = ctx.configure_mesh();
-    palette.theme_mesh(&mut mesh, scale);
-    mesh.x_desc("micro-batches m (log scale)")
-        .y_desc("bubble")
-        .x_label_formatter(&|m| format!("{m:.0}"))
-        .y_label_formatter(&|b| format!("{:.0}%", b * 100.0))
-        .draw()?;
-    // The current schedule's curve last, so nothing covers it.
-    let mut order: Vec<usize> = (0..chart.curves.len())
-        .filter(|&i| i != chart.current_curve)
-        .collect();
-    order.push(chart.current_curve);
-    for index in order {
-        let colour = palette.series[index % palette.series.len()];
-        let width = if index == chart.current_curve {
-            3.5
-        } else {
-            1.5
-        };
-        ctx.draw_series(LineSeries::new(
-            chart.curves[index].points.iter().copied(),
-            colour.stroke_width(px(width) as u32),
-        ))?;
-    }
-    let marker = palette.series[chart.current_curve % palette.series.len()];
-    ctx.draw_series(std::iter::once(Circle::new(
-        chart.current,
-        px(6.0),
-        marker.filled(),
-    )))?;
-    ctx.draw_series(std::iter::once(Circle::new(
-        chart.current,
-        px(9.0),
-        palette.text.stroke_width(px(1.5) as u32),
-    )))?;
-    let entries: Vec<_> = chart
-        .curves
-        .iter()
-        .enumerate()
-        .map(|(index, curve)| {
-            (
-                curve.label,
-                palette.series[index % palette.series.len()],
-                LegendMark::Line,
-            )
-        })
-        .collect();
-    palette.draw_legend(&ctx, scale, &entries)?;
-    Ok(())
 }
 
 const PIPELINE: [Param<BubbleParams>; 4] = pipeline_params::<BubbleParams>();
@@ -257,7 +186,7 @@ impl Params for BubbleParams {
         let draw = Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
             let area = backend.into_drawing_area();
             _ = area.fill(&TRANSPARENT);
-            data.with(|d| _ = draw_chart(&area, &d.chart, &palette, scale));
+            data.with(|d| _ = draw_line_chart(&area, &d.chart, &palette, scale));
             _ = area.present();
         });
         view! {
@@ -318,8 +247,9 @@ mod tests {
         assert_eq!(with(8, Schedule::GPipe).micro_for_10pct.value, 64.0);
         let zb = with(4, Schedule::ZeroBubbleH1);
         assert_eq!(zb.micro_for_10pct.value, 10.0);
-        assert_eq!(zb.chart.current_curve, 2);
-        assert_eq!(with(4, Schedule::OneFOneB).chart.current_curve, 0);
+        let bold = |d: &BubbleData| d.chart.lines.iter().position(|s| s.bold);
+        assert_eq!(bold(&zb), Some(2));
+        assert_eq!(bold(&with(4, Schedule::OneFOneB)), Some(0));
     }
 
     /// The SVG backend is a native dev-dependency only.
@@ -330,7 +260,7 @@ mod tests {
         let mut svg = String::new();
         {
             let area = SVGBackend::with_string(&mut svg, (640, 260)).into_drawing_area();
-            draw_chart(
+            draw_line_chart(
                 &area,
                 &data(&BubbleParams::default()).chart,
                 &Palette::default(),

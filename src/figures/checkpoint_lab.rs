@@ -4,7 +4,6 @@
 //! the time taken, and checks that every k gives the same gradients.
 
 use leptos::prelude::*;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -17,7 +16,8 @@ use crate::model::checkpoint::{
 use crate::model::query::NumberSpec;
 use crate::model::units::{Bytes, Fraction};
 use crate::widgets::{
-    Canvas, InWords, LegendMark, Palette, PlotCanvas, ReadoutData, ReadoutPanel, Unit,
+    draw_line_chart, AxisLabel, Canvas, InWords, LineChart, Palette, PlotCanvas, ReadoutData,
+    ReadoutPanel, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<LabParams>(
@@ -241,17 +241,8 @@ pub enum LabChart {
     Time,
 }
 
-/// Draws one lab chart on any plotters backend; `scale` is the pixel ratio.
-/// The reader's k is marked by a dashed vertical line.
-pub fn draw_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    which: LabChart,
-    lab: &LabData,
-    points: &[LabPoint],
-    palette: &Palette,
-    scale: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let px = |css: f64| Palette::px(scale, css);
+/// One lab chart against k, with the reader's k marked by a dashed line.
+pub fn chart(which: LabChart, lab: &LabData, points: &[LabPoint]) -> LineChart {
     let layers = lab.layers;
     type Points = Vec<(f64, f64)>;
     let (title, line, dots): (&str, Points, Points) = match which {
@@ -284,49 +275,31 @@ pub fn draw_chart<DB: DrawingBackend>(
         .fold(0.0, f64::max)
         .max(1e-6)
         * 1.1;
-    let right = layers.max(2) as f64;
-    let mut ctx = ChartBuilder::on(area)
-        .margin(px(8.0))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(50.0))
-        .caption(title, palette.font(15.0, palette.text, scale))
-        .build_cartesian_2d(1f64..right, 0f64..top)?;
-    let mut mesh = ctx.configure_mesh();
-    palette.theme_mesh(&mut mesh, scale);
-    // Whole ticks only: k is a number of layers.
-    mesh.x_desc("checkpoint every k layers")
-        .x_labels(layers.clamp(2, 9))
-        .x_label_formatter(&|k| {
-            if k.fract() == 0.0 {
-                format!("{k:.0}")
-            } else {
-                String::new()
-            }
-        })
-        .draw()?;
-    let marker = lab.every as f64;
-    ctx.draw_series(DashedLineSeries::new(
-        [(marker, 0.0), (marker, top)],
-        px(5.0) as u32,
-        px(4.0) as u32,
-        palette.text.stroke_width(px(1.5) as u32),
-    ))?;
-    ctx.draw_series(LineSeries::new(
-        line,
-        palette.series[0].stroke_width(px(2.0) as u32),
-    ))?;
-    let dot = palette.series[1];
-    ctx.draw_series(
-        dots.into_iter()
-            .map(|p| Circle::new(p, px(4.5), dot.filled())),
-    )?;
-    let entries = [
-        ("predicted", palette.series[0], LegendMark::Line),
-        ("measured", dot, LegendMark::Dot),
-        ("your k", palette.text, LegendMark::Line),
-    ];
-    palette.draw_legend(&ctx, scale, &entries)?;
-    Ok(())
+    LineChart {
+        title: title.to_string(),
+        x_desc: "checkpoint every k layers",
+        y_desc: "",
+        x_range: (1.0, layers.max(2) as f64),
+        y_range: (0.0, top),
+        // Whole ticks only: k is a number of layers.
+        x_labels: layers.clamp(2, 9),
+        x_label: AxisLabel::Whole,
+        y_label: AxisLabel::Plain,
+        lines: vec![Series {
+            label: "predicted",
+            points: line,
+            colour: 0,
+            bold: false,
+        }],
+        dots: vec![Series {
+            label: "measured",
+            points: dots,
+            colour: 1,
+            bold: false,
+        }],
+        marker: None,
+        rule: Some((lab.every as f64, "your k")),
+    }
 }
 
 /// Work in one chunk before yielding to the browser, in milliseconds: short
@@ -544,7 +517,9 @@ impl Params for LabParams {
                 let area = backend.into_drawing_area();
                 _ = area.fill(&TRANSPARENT);
                 lab.with(|d| {
-                    points.with(|pts| _ = draw_chart(&area, which, d, pts, &palette, scale))
+                    points.with(|pts| {
+                        _ = draw_line_chart(&area, &chart(which, d, pts), &palette, scale)
+                    })
                 });
                 _ = area.present();
             })

@@ -13,7 +13,7 @@ use super::param::{self, Param};
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
-use crate::widgets::{InWords, ReadoutData, ReadoutPanel};
+use crate::widgets::{InWords, ReadoutData, ReadoutPanel, Unit};
 
 /// A figure's parameters: everything it needs to read the URL, compute and draw.
 pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -100,6 +100,17 @@ fn standard_body(
         <ReadoutPanel readouts=panel/>
         <InWords text=summary/>
         {after}
+    }
+    .into_any()
+}
+
+/// The controls above everything else.
+fn frame(controls: AnyView, body: AnyView) -> AnyView {
+    view! {
+        <div class="figure__body">
+            <div class="figure__controls">{controls}</div>
+            {body}
+        </div>
     }
     .into_any()
 }
@@ -202,6 +213,8 @@ pub trait LiveFigure: Send + Sync {
     /// The training state's bytes a parameter, for figures that hold a training state (a tracked read).
     fn bytes_per_param(&self) -> Option<BytesPerParam>;
     fn set_bytes_per_param(&self, bytes: BytesPerParam);
+    /// Whether any of its readouts is a byte count (the GB/GiB setting matters to it).
+    fn shows_bytes(&self) -> bool;
 }
 
 pub type Live = Arc<dyn LiveFigure>;
@@ -217,15 +230,15 @@ impl<P: Params> LiveFigure for RwSignal<P> {
         let params = *self;
         let data = Memo::new(move |_| params.with(P::data));
         let controls = param::erase(P::TABLE, params);
-        view! {
-            <div class="figure__controls">{param::render(controls)}</div>
-            {P::body(params, data)}
-        }
-        .into_any()
+        frame(param::render(controls), P::body(params, data))
     }
 
     fn bytes_per_param(&self) -> Option<BytesPerParam> {
         self.with(|p| p.scenario().map(|s| s.bytes_per_param))
+    }
+
+    fn shows_bytes(&self) -> bool {
+        self.with_untracked(|p| P::readouts(&p.data()).iter().any(|r| r.unit == Unit::Bytes))
     }
 
     fn set_bytes_per_param(&self, bytes: BytesPerParam) {

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 
 use crate::model::choice::Choice;
-use crate::model::query::{read_choice, url_number, Notice, NumberSpec, Pairs, Query};
+use crate::model::query::{read_choice, Notice, NumberSpec, Pairs, Query};
 use crate::model::units::group_thousands;
 use crate::widgets::{Buttons, NumberInput, Select, Slider, Toggle};
 
@@ -279,8 +279,8 @@ pub fn read<P>(table: &[Param<P>], mut params: P, query: &Query, notices: &mut V
 pub fn write<P>(table: &[Param<P>], params: &P, defaults: &P, pairs: &mut Pairs) {
     for param in table.iter().filter(|p| !p.shared && p.written) {
         let value = match param.value {
-            Value::Number { get, .. } => {
-                (get(params) != get(defaults)).then(|| url_number(get(params)))
+            Value::Number { spec, get, .. } => {
+                (get(params) != get(defaults)).then(|| spec.url_text(get(params)))
             }
             Value::Choice { get, .. } => {
                 (get(params) != get(defaults)).then(|| get(params).to_string())
@@ -442,7 +442,7 @@ fn erase_one<P: Send + Sync + 'static>(
                     on_input: Callback::new(move |v| _ = accept.run(v)),
                 },
                 _ => ErasedKind::TextBox {
-                    text: Signal::derive(move || url_number(value.get())),
+                    text: Signal::derive(move || spec.url_text(value.get())),
                     on_change: accept,
                 },
             }

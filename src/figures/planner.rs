@@ -135,7 +135,7 @@ impl PlannerParams {
 }
 
 fn model_options() -> Vec<Opt> {
-    let mut options = vec![("custom", "By size (nearest architecture)")];
+    let mut options = vec![("custom", "Custom size")];
     options.extend(MODELS.iter().map(|m| (m.id, m.name)));
     options
 }

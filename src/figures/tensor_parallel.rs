@@ -80,8 +80,8 @@ pub enum Block {
 /// A column of the MLP-split diagram.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Column {
-    /// Heading over the column.
-    pub heading: &'static str,
+    /// Heading over the column, on two lines.
+    pub heading: (&'static str, &'static str),
     /// The block's symbol; GPU i's block carries the subscript i.
     pub symbol: &'static str,
     pub block: Block,
@@ -112,11 +112,11 @@ pub const BLOCK_WIDTH_PERCENT: f64 = 10.0;
 
 fn columns() -> Vec<Column> {
     [
-        ("input", "X", Block::Input),
-        ("W₁ by columns", "W₁", Block::Columns),
-        ("φ(X W₁ᵢ)", "Y", Block::Activation),
-        ("W₂ by rows", "W₂", Block::Rows),
-        ("partial Zᵢ", "Z", Block::Partial),
+        (("input", "X"), "X", Block::Input),
+        (("W₁ by", "columns"), "W₁", Block::Columns),
+        (("local", "φ(XW₁)"), "Y", Block::Activation),
+        (("W₂ by", "rows"), "W₂", Block::Rows),
+        (("partial", "result"), "Z", Block::Partial),
     ]
     .iter()
     .enumerate()
@@ -293,7 +293,7 @@ impl Params for TpParams {
 
 /// Height of one GPU row in the diagram, in CSS pixels.
 const ROW_PX: u32 = 30;
-const HEAD_PX: u32 = 22;
+const HEAD_PX: u32 = 34;
 
 /// The MLP split over `rows` GPUs: a row of blocks per GPU, then the sum.
 fn split_diagram(rows: u32, columns: &[Column]) -> impl IntoView {
@@ -308,7 +308,7 @@ fn split_diagram(rows: u32, columns: &[Column]) -> impl IntoView {
     };
     // Column blocks tall and narrow, row blocks short and wide, as the matrices are cut.
     let shape = |block: Block| match block {
-        Block::Columns => (BLOCK_WIDTH_PERCENT * 0.6, 0.0),
+        Block::Columns => (BLOCK_WIDTH_PERCENT * 0.8, 0.0),
         Block::Rows => (BLOCK_WIDTH_PERCENT, 5.0),
         _ => (BLOCK_WIDTH_PERCENT, 0.0),
     };
@@ -322,8 +322,12 @@ fn split_diagram(rows: u32, columns: &[Column]) -> impl IntoView {
                 "One MLP block split {rows} ways: each GPU multiplies the input X by its block of columns of W₁, applies the activation to its slice, multiplies by its block of rows of W₂, and an all-reduce sums the partial results into Z"
             )
         >
-            {columns.iter().map(|c| view! {
-                <text class="fig-tp__heading" x=format!("{:.2}%", c.x_percent + BLOCK_WIDTH_PERCENT / 2.0) y="14">{c.heading}</text>
+            {columns.iter().map(|c| {
+                let x = format!("{:.2}%", c.x_percent + BLOCK_WIDTH_PERCENT / 2.0);
+                view! {
+                    <text class="fig-tp__heading" x=x.clone() y="12">{c.heading.0}</text>
+                    <text class="fig-tp__heading" x=x y="26">{c.heading.1}</text>
+                }
             }).collect_view()}
             {(0..rows).map(|i| {
                 let y = HEAD_PX + i * ROW_PX;

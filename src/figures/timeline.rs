@@ -96,6 +96,8 @@ pub struct TimelineBlock {
     pub width_percent: f64,
     /// The micro-batch number (1-based), shown when the block is wide enough.
     pub label: Option<String>,
+    /// Too narrow for its number on a phone's width.
+    pub narrow: bool,
 }
 
 /// A row heading: the GPU and its layers.
@@ -122,6 +124,8 @@ pub struct TimelineData {
 
 /// Blocks narrower than this (percent of the width) carry no number.
 const LABEL_MIN_PERCENT: f64 = 3.2;
+/// Blocks narrower than this lose their number on a phone, where a percent is about 2.5 px.
+const NARROW_PERCENT: f64 = 7.0;
 
 /// A count of time units or micro-batches, exact: `21`, `28.5`, `197.25`.
 pub fn units_text(units: f64) -> String {
@@ -157,6 +161,7 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
                 x_percent: f64::from(block.start) / makespan * 100.0,
                 width_percent,
                 label: (width_percent >= LABEL_MIN_PERCENT).then(|| (block.micro + 1).to_string()),
+                narrow: width_percent < NARROW_PERCENT,
             }
         })
         .collect();
@@ -280,7 +285,8 @@ pub fn Timeline(
                         {d.blocks.iter().filter_map(|block| {
                             block.label.clone().map(|label| view! {
                                 <text
-                                    class="fig-pp__label"
+                                    class=format!("fig-pp__label fig-pp__label--{}", block.class)
+                                    class:fig-pp__label--narrow=block.narrow
                                     x=format!("{:.3}%", block.x_percent + block.width_percent / 2.0)
                                     y=block.stage * ROW_PX + 18
                                 >

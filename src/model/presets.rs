@@ -309,7 +309,7 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "The explainer seed's illustrative numbers: 80 GB, 150 TFLOP/s sustained, NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
+        source: "Round numbers for teaching, not a product: 80 GB, 150 TFLOP/s sustained, NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
     },
     GpuPreset {
         id: "a100-80gb",

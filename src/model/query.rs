@@ -191,6 +191,16 @@ impl NumberSpec {
         }
     }
 
+    /// The value as a URL (or a text box) writes it: whole numbers plainly
+    /// (`1024`), large counts with a suffix (`70B`), others exactly.
+    pub fn url_text(&self, value: f64) -> String {
+        if self.integer && !self.suffixed {
+            format!("{value:.0}")
+        } else {
+            url_number(value)
+        }
+    }
+
     /// Brings a value into range (rounding whole numbers), or `Err` with the
     /// reason when it had to change.
     pub fn validate(&self, value: f64) -> Result<f64, (f64, String)> {
@@ -369,6 +379,15 @@ mod tests {
             notices[1].message,
             "tokens = “-5” is below the smallest allowed value, 50.0B, so 50.0B is used."
         );
+    }
+
+    #[test]
+    fn whole_numbers_are_written_plainly() {
+        assert_eq!(
+            NumberSpec::whole("gpus", 1.0, 65536.0).url_text(1024.0),
+            "1024"
+        );
+        assert_eq!(NumberSpec::count("params", 1e6, 1e15).url_text(70e9), "70B");
     }
 
     #[test]

@@ -203,7 +203,7 @@ impl Scenario {
             put("tokens", url_number(self.tokens));
         }
         if self.batch != defaults.batch {
-            put("batch", url_number(self.batch));
+            put("batch", BATCH.url_text(self.batch));
         }
         if self.bytes_per_param != defaults.bytes_per_param {
             put("bytes", self.bytes_per_param.id().to_string());

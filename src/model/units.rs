@@ -207,7 +207,9 @@ impl fmt::Display for Seconds {
     /// `17.1 years`, `98 days`, `5.2 hours`, `2.4 min`, `0.47 s`, `8.3 ms`, `0.45 ms`, `12 µs`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.0;
-        if s >= Self::YEAR {
+        if s >= 1000.0 * Self::YEAR {
+            write!(f, "{} years", group_thousands(s / Self::YEAR))
+        } else if s >= Self::YEAR {
             write!(f, "{:.1} years", s / Self::YEAR)
         } else if s >= 1.5 * Self::DAY {
             write!(f, "{:.0} days", s / Self::DAY)
@@ -290,9 +292,14 @@ impl fmt::Display for Fraction {
     }
 }
 
-/// A dimensionless ratio shown as `1.35×` with a fixed number of decimals.
+/// A dimensionless ratio shown as `1.35×` with a fixed number of decimals;
+/// from a thousand on, whole and grouped (`200,000×`).
 pub fn format_ratio(ratio: f64, decimals: usize) -> String {
-    format!("{ratio:.decimals$}×")
+    if ratio.abs() >= 1000.0 {
+        format!("{}×", group_thousands(ratio))
+    } else {
+        format!("{ratio:.decimals$}×")
+    }
 }
 
 #[cfg(test)]
@@ -337,6 +344,11 @@ mod tests {
         assert_eq!(Seconds(0.000447).to_string(), "0.45 ms");
         assert_eq!(Seconds(2.0 * Seconds::HOUR).to_string(), "2.0 hours");
         assert_eq!(Seconds(12e-6).to_string(), "12 µs");
+        // Past a thousand years, whole and grouped (a reader once saw "25629.3 years").
+        assert_eq!(
+            Seconds(25_629.3 * Seconds::YEAR).to_string(),
+            "25,629 years"
+        );
     }
 
     #[test]
@@ -350,6 +362,7 @@ mod tests {
         assert_eq!(Flop(8.086e22).to_string(), "8.1e22 FLOP");
         assert_eq!(Fraction(3.0 / 7.0).to_string(), "42.9%");
         assert_eq!(format_ratio(1.3476, 2), "1.35×");
+        assert_eq!(format_ratio(200_000.0, 2), "200,000×");
         assert_eq!(group_thousands(1024.0), "1,024");
         assert_eq!(group_thousands(65536.0), "65,536");
     }

@@ -58,8 +58,8 @@ impl Palette {
         Y: Ranged,
         DB: DrawingBackend,
     {
-        mesh.label_style(self.font(11.0, self.muted, scale))
-            .axis_desc_style(self.font(11.0, self.muted, scale))
+        mesh.label_style(self.font(13.0, self.muted, scale))
+            .axis_desc_style(self.font(13.0, self.muted, scale))
             .light_line_style(self.grid.mix(0.3))
             .bold_line_style(self.grid.mix(0.8))
             .axis_style(self.muted);
@@ -80,7 +80,7 @@ impl Palette {
         CT: CoordTranslate,
     {
         let area = ctx.plotting_area().strip_coord_spec();
-        let font = self.font(11.0, self.text, scale);
+        let font = self.font(13.0, self.text, scale);
         let (pad, mark, gap) = (
             Self::px(scale, 6.0),
             Self::px(scale, 16.0),
@@ -120,6 +120,147 @@ impl Palette {
         }
         Ok(())
     }
+}
+
+/// A line chart as data: what both of the app's charts draw. One drawing
+/// function serves both, so plotters' chart code is in the bundle once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
+    pub title: String,
+    pub x_desc: &'static str,
+    pub y_desc: &'static str,
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
+    /// How many labels the x axis carries, at most.
+    pub x_labels: usize,
+    /// How x and y values are written as axis labels.
+    pub x_label: AxisLabel,
+    pub y_label: AxisLabel,
+    pub lines: Vec<Series>,
+    pub dots: Vec<Series>,
+    /// A point ringed, the reader's current setting.
+    pub marker: Option<(f64, f64)>,
+    /// A dashed vertical line at this x, with its legend label.
+    pub rule: Option<(f64, &'static str)>,
+}
+
+/// How an axis writes its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisLabel {
+    /// Whole numbers, and nothing between them: `1`, `2`, `3`.
+    Whole,
+    /// Values drawn as their base-2 logarithm, labelled with the power: `1`, `2`, `4`.
+    PowerOfTwo,
+    /// Shares as percentages: `25%`.
+    Percent,
+    /// Plain numbers with as many decimals as plotters' ticks need.
+    Plain,
+}
+
+impl AxisLabel {
+    pub fn text(self, value: f64) -> String {
+        match self {
+            AxisLabel::Whole if value.fract() != 0.0 => String::new(),
+            AxisLabel::Whole => format!("{value:.0}"),
+            AxisLabel::PowerOfTwo => format!("{:.0}", value.exp2()),
+            AxisLabel::Percent => format!("{:.0}%", value * 100.0),
+            AxisLabel::Plain => format!("{value}"),
+        }
+    }
+}
+
+/// One series of a [`LineChart`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub label: &'static str,
+    pub points: Vec<(f64, f64)>,
+    /// Its colour: an index into the palette's series.
+    pub colour: usize,
+    /// Drawn thicker (the reader's current choice).
+    pub bold: bool,
+}
+
+/// Draws `chart` on any plotters backend; `scale` is the device pixel ratio,
+/// by which fonts and strokes grow. Bold lines are drawn last, over the others.
+pub fn draw_line_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &LineChart,
+    palette: &Palette,
+    scale: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let px = |css: f64| Palette::px(scale, css);
+    let colour = |index: usize| palette.series[index % palette.series.len()];
+    let mut ctx = ChartBuilder::on(area)
+        .margin(px(8.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(52.0))
+        .caption(&chart.title, palette.font(15.0, palette.text, scale))
+        .build_cartesian_2d(
+            chart.x_range.0..chart.x_range.1,
+            chart.y_range.0..chart.y_range.1,
+        )?;
+    let mut mesh = ctx.configure_mesh();
+    palette.theme_mesh(&mut mesh, scale);
+    let (x_label, y_label) = (chart.x_label, chart.y_label);
+    mesh.x_desc(chart.x_desc)
+        .y_desc(chart.y_desc)
+        .x_labels(chart.x_labels)
+        .x_label_formatter(&|x| x_label.text(*x))
+        .y_label_formatter(&|y| y_label.text(*y))
+        .draw()?;
+    if let Some((x, _)) = chart.rule {
+        ctx.draw_series(DashedLineSeries::new(
+            [(x, chart.y_range.0), (x, chart.y_range.1)],
+            px(5.0) as u32,
+            px(4.0) as u32,
+            palette.text.stroke_width(px(1.5) as u32),
+        ))?;
+    }
+    let (bold, plain): (Vec<&Series>, Vec<&Series>) = chart.lines.iter().partition(|s| s.bold);
+    for series in plain.into_iter().chain(bold) {
+        let width = if series.bold { 3.5 } else { 1.5 };
+        ctx.draw_series(LineSeries::new(
+            series.points.iter().copied(),
+            colour(series.colour).stroke_width(px(width) as u32),
+        ))?;
+    }
+    for series in &chart.dots {
+        let fill = colour(series.colour).filled();
+        ctx.draw_series(series.points.iter().map(|&p| Circle::new(p, px(4.5), fill)))?;
+    }
+    if let Some(point) = chart.marker {
+        let current = chart
+            .lines
+            .iter()
+            .find(|s| s.bold)
+            .map_or(palette.text, |s| colour(s.colour));
+        ctx.draw_series(std::iter::once(Circle::new(
+            point,
+            px(6.0),
+            current.filled(),
+        )))?;
+        ctx.draw_series(std::iter::once(Circle::new(
+            point,
+            px(9.0),
+            palette.text.stroke_width(px(1.5) as u32),
+        )))?;
+    }
+    let mut entries: Vec<(&str, RGBColor, LegendMark)> = chart
+        .lines
+        .iter()
+        .map(|s| (s.label, colour(s.colour), LegendMark::Line))
+        .collect();
+    entries.extend(
+        chart
+            .dots
+            .iter()
+            .map(|s| (s.label, colour(s.colour), LegendMark::Dot)),
+    );
+    if let Some((_, label)) = chart.rule {
+        entries.push((label, palette.text, LegendMark::Line));
+    }
+    palette.draw_legend(&ctx, scale, &entries)?;
+    Ok(())
 }
 
 /// How a legend entry shows its series.

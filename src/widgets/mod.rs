@@ -14,7 +14,9 @@ mod share;
 mod slider;
 mod toggle;
 
-pub use chart::{Canvas, LegendMark, Palette, PlotCanvas};
+pub use chart::{
+    draw_line_chart, AxisLabel, Canvas, LegendMark, LineChart, Palette, PlotCanvas, Series,
+};
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};

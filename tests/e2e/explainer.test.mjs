@@ -93,7 +93,7 @@ test('zero: stages by keyboard, GPUs by mouse, URL beyond the slider', async () 
   assert.equal(found.fits.value, 0);
   await close();
   const far = await embed('fig=zero&gpus=4096&stage=3');
-  expectTexts(assert, await readouts(far.page), { 'state-per-gpu': '26 MB', 'smaller-by': '4096.0×' });
+  expectTexts(assert, await readouts(far.page), { 'state-per-gpu': '26 MB', 'smaller-by': '4,096×' });
   assert.equal(await far.page.locator('input[data-param="gpus"]').inputValue(), '4096');
   assert.deepEqual([...errors, ...far.errors], []);
   await far.close();
