@@ -11,7 +11,7 @@ use super::figure::{About, Figure, Params, Part};
 use super::param::{whole, Param};
 use crate::model::checkpoint::{
     best_every, extra_compute, predicted_peak_tensors, predicted_recomputed, predicted_time,
-    Network, Run, VALUE_BYTES,
+    time_ratio, Network, Run, Stopwatch, TimeRatio, Timing, VALUE_BYTES,
 };
 use crate::model::query::NumberSpec;
 use crate::model::units::{Bytes, Fraction};
@@ -49,7 +49,9 @@ pub const BATCH: NumberSpec = NumberSpec::whole("batch", 1.0, 64.0);
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LabParams {
     pub layers: u32,
-    /// Checkpoint every k layers; 0 keeps every activation.
+    /// Checkpoint every k layers; 0 keeps every activation. The reader's
+    /// choice, kept while fewer layers than it are set (the lab then uses
+    /// and shows [`LabParams::interval`]) so that it returns with the layers.
     pub every: u32,
     pub width: u32,
     pub batch: u32,
@@ -67,9 +69,16 @@ impl Default for LabParams {
 }
 
 impl LabParams {
-    /// The interval the reader chose, 1 for "keep everything".
+    /// The interval the lab runs, 1 for "keep everything": the reader's,
+    /// or every layer while there are fewer layers than it.
     pub fn interval(&self) -> usize {
         (self.every as usize).clamp(1, self.layers as usize)
+    }
+
+    /// `every` as the slider and the URL show it: the interval in use, with
+    /// 0 still for keeping every activation.
+    pub fn shown_every(&self) -> u32 {
+        self.every.min(self.layers)
     }
 
     /// Bytes of one activation tensor: n × w values.
@@ -95,7 +104,8 @@ impl LabParams {
 pub struct LabPoint {
     pub every: usize,
     pub peak_bytes: usize,
-    pub millis: f64,
+    /// The time of one run (one training step).
+    pub time: Timing,
     pub recomputed_layers: usize,
     /// Largest relative difference from the keep-everything gradients.
     pub gradient_difference: f64,
@@ -146,19 +156,32 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
         format!("a checkpoint every {k} layers")
     };
     let summary = match mine {
-        Some(point) => format!(
-            "{layers} layers of width {} on a batch of {}: keeping every activation held {}; {setting} held {} \
-             (predicted {predicted}), recomputing {} layer passes, {} more compute. The best interval is {best}, near \
-             √{layers} ≈ {:.1}. {}",
-            params.width,
-            params.batch,
-            keep_all.map_or_else(|| "-".to_string(), |p| Bytes(p.peak_bytes as f64).to_string()),
-            Bytes(point.peak_bytes as f64),
-            point.recomputed_layers,
-            Fraction(extra),
-            (layers as f64).sqrt(),
-            if agree { "Every run gave the same gradients." } else { "Warning: the runs' gradients differ." }
-        ),
+        Some(point) => {
+            let held = Bytes(point.peak_bytes as f64);
+            let outcome = if k == 1 {
+                format!("{setting} held {held} (predicted {predicted}) and recomputed nothing")
+            } else {
+                // Against keeping everything, once that run is done (it runs first).
+                let against = keep_all.map_or_else(String::new, |p| {
+                    format!("keeping every activation held {}; ", Bytes(p.peak_bytes as f64))
+                });
+                let passes = point.recomputed_layers;
+                format!(
+                    "{against}{setting} held {held} (predicted {predicted}), recomputing {passes} \
+                     layer {}, {} more compute",
+                    if passes == 1 { "pass" } else { "passes" },
+                    Fraction(extra)
+                )
+            };
+            format!(
+                "{layers} layers of width {} on a batch of {}: {outcome}. The best interval is {best}, near \
+                 √{layers} ≈ {:.1}. {}",
+                params.width,
+                params.batch,
+                (layers as f64).sqrt(),
+                if agree { "Every run gave the same gradients." } else { "Warning: the runs' gradients differ." }
+            )
+        }
         None => format!(
             "{layers} layers of width {} on a batch of {}: {setting} should hold {predicted} of activations at the \
              peak and recompute {} of the step. The experiment is running.",
@@ -201,12 +224,19 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
             )
         }),
         time_ratio: mine.zip(keep_all).map(|(m, all)| {
-            ReadoutData::ratio(
+            let ratio = time_ratio(layers, k, m.time, all.time);
+            let readout = ReadoutData::ratio(
                 "time-ratio",
                 "Time against keeping everything",
-                m.millis / all.millis.max(1e-9),
+                ratio.value(),
                 2,
-            )
+            );
+            match ratio {
+                TimeRatio::Predicted(_) => readout.with_note(
+                    "predicted: the runs were too quick for your browser's clock to time",
+                ),
+                TimeRatio::Baseline | TimeRatio::Measured(_) => readout,
+            }
         }),
         predicted: (1..=layers)
             .map(|k| (k as f64, predicted_bytes(k)))
@@ -258,23 +288,26 @@ pub fn chart(which: LabChart, lab: &LabData, points: &[LabPoint]) -> LineChart {
             let base = points
                 .iter()
                 .find(|p| p.every == 1)
-                .map_or(0.0, |p| p.millis);
+                .map_or(0.0, |p| p.time.millis);
             (
                 "Time per step (ms) against k",
                 (1..=layers)
                     .map(|k| (k as f64, predicted_time(base, layers, k)))
                     .collect(),
-                points.iter().map(|p| (p.every as f64, p.millis)).collect(),
+                points
+                    .iter()
+                    .map(|p| (p.every as f64, p.time.millis))
+                    .collect(),
             )
         }
     };
-    let top = line
+    let highest = line
         .iter()
         .chain(&dots)
         .map(|&(_, y)| y)
-        .fold(0.0, f64::max)
-        .max(1e-6)
-        * 1.1;
+        .fold(0.0, f64::max);
+    // Room above the highest point; a chart with nothing yet gets an axis of 0 to 1.
+    let top = if highest > 0.0 { highest * 1.1 } else { 1.0 };
     LineChart {
         title: title.to_string(),
         x_desc: "checkpoint every k layers",
@@ -302,6 +335,10 @@ pub fn chart(which: LabChart, lab: &LabData, points: &[LabPoint]) -> LineChart {
     }
 }
 
+/// Height of each chart, in CSS pixels: the plot keeps about 150 px under
+/// the title, with the axis labels and a row of legend below it.
+const CHART_HEIGHT: u32 = 264;
+
 /// Work in one chunk before yielding to the browser, in milliseconds: short
 /// enough that a frame with a chunk in it stays under 20 ms.
 const CHUNK_MS: f64 = 8.0;
@@ -324,24 +361,50 @@ async fn yield_to_browser(millis: i32) {
     _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Runs one interval in chunks; `None` when the parameters changed meanwhile.
-async fn timed_run(
+/// The clock's tick in milliseconds: browsers coarsen `performance.now()`
+/// against timing attacks, to 100 µs or more. Waits out the rest of one
+/// tick, then times a whole one; infinite when the clock did not move
+/// within a bounded number of reads (tens of milliseconds' worth at most).
+fn clock_tick() -> f64 {
+    const READS: u32 = 100_000;
+    let next_change = |from: f64| (0..READS).map(|_| now()).find(|&t| t != from);
+    match next_change(now()) {
+        Some(edge) => next_change(edge).map_or(f64::INFINITY, |next| next - edge),
+        None => f64::INFINITY,
+    }
+}
+
+/// Runs one interval in chunks, over and over until a [`Stopwatch`] with
+/// the clock's `tick` has timed the runs well enough: the first run (for
+/// what it measured) and the timing of one. `None` when the parameters
+/// changed meanwhile.
+async fn timed_runs(
     net: &Network,
     every: usize,
+    tick: f64,
     generation: RwSignal<u32>,
     started: u32,
-) -> Option<(Run<'_>, f64)> {
+) -> Option<(Run<'_>, Timing)> {
+    let mut stopwatch = Stopwatch::new(tick);
+    let mut first = None;
     let mut run = Run::new(net, every);
-    let mut millis = 0.0;
     loop {
-        let chunk_start = now();
-        let mut finished = false;
-        while !finished && now() - chunk_start < CHUNK_MS {
-            finished = run.step();
-        }
-        millis += now() - chunk_start;
-        if finished {
-            return Some((run, millis));
+        stopwatch.start(now());
+        loop {
+            let finished = run.step();
+            let at = now();
+            if finished {
+                if stopwatch.run_done(at) {
+                    return Some((first.unwrap_or(run), stopwatch.timing()));
+                }
+                // The first run is kept for what it measured; the others only add time.
+                let done = std::mem::replace(&mut run, Run::new(net, every));
+                first.get_or_insert(done);
+            }
+            if stopwatch.lap(at) >= CHUNK_MS {
+                stopwatch.stop(at);
+                break;
+            }
         }
         yield_to_browser(0).await;
         if generation.get_untracked() != started {
@@ -382,15 +445,19 @@ async fn run_experiment(
         params.width as usize,
         params.batch as usize,
     );
+    let tick = clock_tick();
     // An untimed first pass: the first run in a page ran several times slower
     // than the same run later (compilation, caches), skewing every ratio to it.
-    if timed_run(&net, 1, generation, started).await.is_none() {
+    if timed_runs(&net, 1, tick, generation, started)
+        .await
+        .is_none()
+    {
         return;
     }
     let mut reference = None;
     let clock = now();
     for (index, &every) in sweep.iter().enumerate() {
-        let Some((run, millis)) = timed_run(&net, every, generation, started).await else {
+        let Some((run, time)) = timed_runs(&net, every, tick, generation, started).await else {
             return; // The parameters changed; a newer experiment has started.
         };
         let measured = run.measured();
@@ -399,7 +466,7 @@ async fn run_experiment(
             all.push(LabPoint {
                 every,
                 peak_bytes: measured.peak_bytes,
-                millis,
+                time,
                 recomputed_layers: measured.recomputed_layers,
                 gradient_difference: measured.gradients.max_relative_difference(reference),
             })
@@ -451,18 +518,16 @@ impl Params for LabParams {
             "Layers L",
             LAYERS,
             |p| f64::from(p.layers),
-            |p, v| {
-                p.layers = v as u32;
-                p.every = p.every.min(p.layers);
-            },
+            |p, v| p.layers = v as u32,
         )
         .slider(2.0, |_| LAYERS.max, 1.0, whole)
         .help("Layers of the network the lab trains."),
-        // 1 and 0 are the same setting; 0 is the one the URL keeps.
+        // 1 and 0 are the same setting; 0 is the one the URL keeps. Read
+        // and written as shown, so a link gives what its page showed.
         Param::<Self>::number(
             "Checkpoint every k layers",
             EVERY,
-            |p| f64::from(p.every),
+            |p| f64::from(p.shown_every()),
             |p, v| p.every = if v <= 1.0 { 0 } else { v as u32 },
         )
         .slider(1.0, |p| f64::from(p.layers), 1.0, every_text)
@@ -535,8 +600,8 @@ impl Params for LabParams {
                     aria-label="Experiment progress"
                 ></progress>
                 <div class="fig-lab__charts">
-                    <PlotCanvas draw=chart(LabChart::Memory) height=240 label=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
-                    <PlotCanvas draw=chart(LabChart::Time) height=240 label="Measured time per step against k, over the time the recomputation predicts"/>
+                    <PlotCanvas draw=chart(LabChart::Memory) height=CHART_HEIGHT label=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
+                    <PlotCanvas draw=chart(LabChart::Time) height=CHART_HEIGHT label="Measured time per step against k, over the time the recomputation predicts"/>
                 </div>
             </div>
             <ReadoutPanel readouts=panel/>
@@ -562,17 +627,15 @@ mod tests {
         assert!(d.measured_memory.is_none() && d.gradients_agree.is_none());
     }
 
-    #[test]
-    fn measured_runs_fill_the_readouts() {
-        let params = LabParams {
-            layers: 8,
-            every: 3,
-            width: 4,
-            batch: 2,
-        };
-        let net = Network::new(8, 4, 2);
+    /// The sweep's runs, done for real, each timed as `time(k)` says.
+    fn runs(params: &LabParams, time: impl Fn(usize) -> Timing) -> Vec<LabPoint> {
+        let net = Network::new(
+            params.layers as usize,
+            params.width as usize,
+            params.batch as usize,
+        );
         let reference = Run::new(&net, 1).finish();
-        let points: Vec<LabPoint> = params
+        params
             .sweep()
             .into_iter()
             .map(|every| {
@@ -580,12 +643,31 @@ mod tests {
                 LabPoint {
                     every,
                     peak_bytes: m.peak_bytes,
-                    millis: 1.0 + m.recomputed_layers as f64,
+                    time: time(every),
                     recomputed_layers: m.recomputed_layers,
                     gradient_difference: m.gradients.max_relative_difference(&reference.gradients),
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    fn lab(layers: u32, every: u32, width: u32, batch: u32) -> LabParams {
+        LabParams {
+            layers,
+            every,
+            width,
+            batch,
+        }
+    }
+
+    #[test]
+    fn measured_runs_fill_the_readouts() {
+        let params = lab(8, 3, 4, 2);
+        // A millisecond a step, and one more a recomputed layer, timed exactly.
+        let points = runs(&params, |k| Timing {
+            millis: 1.0 + predicted_recomputed(8, k) as f64,
+            error: 0.0,
+        });
         assert_eq!(params.sweep(), [1, 2, 3, 4, 8]);
         let d = data(&params, &points);
         assert_eq!(d.measured_memory.unwrap().value, d.activation_memory.value);
@@ -593,6 +675,109 @@ mod tests {
         // k = 3 over 8 layers: 8 − ⌈8/3⌉ = 5 forwards redone, of 3 × 8 layer passes.
         assert_eq!(d.extra_compute.value, 5.0 / 24.0);
         assert_eq!(d.time_ratio.unwrap().value, 6.0);
+    }
+
+    /// Width 16 and batch 1 take microseconds a step: the clock (ticks of
+    /// 0.1 ms) read 0 or 0.1 ms, and their quotient read 0.00× at k = 1 and
+    /// 100,000,000× elsewhere. k = 1 is the baseline, 1.00× by definition;
+    /// elsewhere the ratio is predicted, and says so.
+    #[test]
+    fn the_time_ratio_is_never_absurd() {
+        let ratio = |params: &LabParams, time: &dyn Fn(usize) -> Timing| {
+            data(params, &runs(params, time)).time_ratio.unwrap()
+        };
+        let unresolved = |k: usize| Timing {
+            millis: if k == 1 { 0.0 } else { 0.1 },
+            error: 0.2,
+        };
+        for layers in 2..=8 {
+            let baseline = ratio(&lab(layers, 0, 16, 1), &unresolved);
+            assert_eq!((baseline.value, baseline.text.as_str()), (1.0, "1.00×"));
+            assert_eq!(baseline.note, None);
+        }
+        // L = 2, k = 2: x_1 is recomputed, 1 layer pass of 3 × 2, so 7/6.
+        let predicted = ratio(&lab(2, 2, 16, 1), &unresolved);
+        assert_eq!(predicted.text, "1.17×");
+        assert!(predicted.note.unwrap().contains("too quick"));
+        // Timed to 0.1 ms in 10 ms: measured, 13/10.
+        let measured = ratio(&lab(8, 2, 16, 1), &|k| Timing {
+            millis: if k == 1 { 10.0 } else { 13.0 },
+            error: 0.1,
+        });
+        assert_eq!((measured.text.as_str(), measured.note), ("1.30×", None));
+    }
+
+    /// L = 2 with k = 2 recomputes one layer; k = 1 keeps everything, so
+    /// there is nothing to set it against.
+    #[test]
+    fn in_words_at_the_edges() {
+        let timed = |_| Timing {
+            millis: 1.0,
+            error: 0.0,
+        };
+        let two = lab(2, 2, 16, 1);
+        let text = data(&two, &runs(&two, timed)).summary;
+        assert!(text.contains("recomputing 1 layer pass,"), "{text}");
+        let one = lab(2, 0, 16, 1);
+        let text = data(&one, &runs(&one, timed)).summary;
+        assert_eq!(
+            text.matches("keeping every activation").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("recomputed nothing"), "{text}");
+    }
+
+    /// Sets a parameter as its control does.
+    fn set(params: &mut LabParams, key: &str, value: f64) {
+        let param = LabParams::TABLE.iter().find(|p| p.key == key).unwrap();
+        let super::super::param::Value::Number { set, .. } = param.value else {
+            unreachable!("{key} is a number")
+        };
+        set(params, value);
+    }
+
+    /// A parameter as its control shows it.
+    fn shown(params: &LabParams, key: &str) -> f64 {
+        let param = LabParams::TABLE.iter().find(|p| p.key == key).unwrap();
+        let super::super::param::Value::Number { get, .. } = param.value else {
+            unreachable!("{key} is a number")
+        };
+        get(params)
+    }
+
+    /// Fewer layers than the reader's k clamp it, for as long as they are
+    /// fewer: raising the layers again brings the reader's k back.
+    #[test]
+    fn the_readers_k_returns_with_the_layers() {
+        let mut params = LabParams::default();
+        set(&mut params, "every", 10.0);
+        set(&mut params, "layers", 4.0);
+        assert_eq!((shown(&params, "every"), params.interval()), (4.0, 4));
+        // The link writes what the page shows, and reads back without a notice.
+        let mut pairs = Vec::new();
+        params.write(&mut pairs);
+        let query = pairs
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join("&");
+        assert_eq!(query, "layers=4&every=4");
+        let mut notices = Vec::new();
+        let read = LabParams::from_query(&Query::parse(&query), &mut notices);
+        assert_eq!((read.interval(), notices.len()), (4, 0));
+        set(&mut params, "layers", 32.0);
+        assert_eq!((shown(&params, "every"), params.interval()), (10.0, 10));
+        // A k chosen while clamped is the reader's new choice.
+        set(&mut params, "layers", 4.0);
+        set(&mut params, "every", 3.0);
+        set(&mut params, "layers", 32.0);
+        assert_eq!(params.interval(), 3);
+        // Keeping everything survives any number of layers.
+        set(&mut params, "every", 1.0);
+        set(&mut params, "layers", 2.0);
+        set(&mut params, "layers", 64.0);
+        assert_eq!((shown(&params, "every"), params.interval()), (0.0, 1));
     }
 
     /// `every` is bounded by `layers`; 1 means what 0 means and is written as 0 (not at all).

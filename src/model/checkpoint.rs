@@ -428,6 +428,137 @@ pub fn best_every(layers: usize) -> usize {
         .unwrap_or(1)
 }
 
+/// How long the runs of one interval are timed for at least, in
+/// milliseconds on the clock: a small network's run takes microseconds, far
+/// under the tick of a browser's clock, so it is repeated until the clock
+/// has moved this far.
+pub const TIMED_MS: f64 = 25.0;
+
+/// The largest relative error a measured time ratio may have and be shown
+/// as measured: a tenth, about a third of what the ratio is there to show
+/// (27% more compute at the best interval of 32 layers).
+pub const RATIO_TOLERANCE: f64 = 0.1;
+
+/// A time measured with a clock that moves in ticks: the mean of one run and
+/// how far off it can be, both in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    pub millis: f64,
+    pub error: f64,
+}
+
+/// Times a run repeated until the clock has moved [`TIMED_MS`], over spans
+/// of work between which the browser gets the thread back. Every span reads
+/// the clock twice, and each read can be off by up to a tick (browsers round
+/// `performance.now()` to 100 µs or more against timing attacks; Chrome
+/// rounds up or down at a random point of each tick), so a span can be off
+/// by two ticks; those errors, not the runs' own spread, bound a short run's
+/// timing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stopwatch {
+    /// The clock's tick in milliseconds; infinite when it was not seen to move.
+    tick: f64,
+    /// When the open span started, in milliseconds on the clock.
+    started: Option<f64>,
+    /// Milliseconds read over the closed spans.
+    total: f64,
+    spans: usize,
+    runs: usize,
+}
+
+impl Stopwatch {
+    pub fn new(tick: f64) -> Self {
+        Self {
+            tick,
+            started: None,
+            total: 0.0,
+            spans: 0,
+            runs: 0,
+        }
+    }
+
+    /// Opens a span at `now` (milliseconds on the clock).
+    pub fn start(&mut self, now: f64) {
+        self.started = Some(now);
+    }
+
+    /// Closes the open span at `now`.
+    pub fn stop(&mut self, now: f64) {
+        if let Some(started) = self.started.take() {
+            self.total += now - started;
+            self.spans += 1;
+        }
+    }
+
+    /// Milliseconds the open span has lasted at `now`.
+    pub fn lap(&self, now: f64) -> f64 {
+        self.started.map_or(0.0, |started| now - started)
+    }
+
+    /// Counts a run finished at `now`; once the runs are timed well enough,
+    /// closes the span and returns true. A clock that was not seen to move
+    /// can time nothing however long the runs go on, so one run is enough.
+    pub fn run_done(&mut self, now: f64) -> bool {
+        self.runs += 1;
+        let enough = self.total + self.lap(now) >= TIMED_MS || !self.tick.is_finite();
+        if enough {
+            self.stop(now);
+        }
+        enough
+    }
+
+    /// The mean time of a run so far, and its error bound: two ticks a span,
+    /// shared among the runs.
+    pub fn timing(&self) -> Timing {
+        let runs = self.runs.max(1) as f64;
+        Timing {
+            millis: self.total / runs,
+            error: 2.0 * self.tick * self.spans as f64 / runs,
+        }
+    }
+}
+
+/// A step's time with a checkpoint every k layers against its time keeping
+/// every activation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeRatio {
+    /// k = 1 is keeping every activation: the ratio is 1 by definition.
+    Baseline,
+    /// Measured, to within [`RATIO_TOLERANCE`].
+    Measured(f64),
+    /// Predicted from the recomputation ([`predicted_time`]), because the
+    /// runs went too fast for the clock to time them that well.
+    Predicted(f64),
+}
+
+impl TimeRatio {
+    pub fn value(self) -> f64 {
+        match self {
+            TimeRatio::Baseline => 1.0,
+            TimeRatio::Measured(ratio) | TimeRatio::Predicted(ratio) => ratio,
+        }
+    }
+}
+
+/// The time ratio of the interval `every` to keeping every activation, from
+/// their timings: measured when its error bound is within
+/// [`RATIO_TOLERANCE`], predicted otherwise. With relative errors a and b,
+/// (1 ± a)/(1 ± b) lies within (a + b)/(1 − b) of 1.
+pub fn time_ratio(layers: usize, every: usize, time: Timing, keep_all: Timing) -> TimeRatio {
+    let layers = layers.max(1);
+    if every.clamp(1, layers) == 1 {
+        return TimeRatio::Baseline;
+    }
+    let (a, b) = (time.error / time.millis, keep_all.error / keep_all.millis);
+    let error = (a + b) / (1.0 - b);
+    // NaN (0/0, nothing measured) fails the comparison too.
+    if b < 1.0 && error <= RATIO_TOLERANCE {
+        TimeRatio::Measured(time.millis / keep_all.millis)
+    } else {
+        TimeRatio::Predicted(predicted_time(1.0, layers, every))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,5 +646,91 @@ mod tests {
             // Memory grows like 2√L instead of L.
             assert!(predicted_peak_tensors(layers, best_every(layers)) as f64 <= 2.0 * root + 1.0);
         }
+    }
+
+    /// A clock with ticks of 0.1 ms (what browsers give pages by default)
+    /// times runs of 4 µs, far under a tick, driven as the lab drives it: 8 ms
+    /// chunks with a millisecond for the browser between them. Repeated
+    /// until 25 ms have passed, the mean is right to within its bound, and
+    /// the bound is tight enough for two such timings to give a measured ratio.
+    #[test]
+    fn a_coarse_clock_times_quick_runs_by_repeating_them() {
+        let (tick, run) = (0.1, 0.004);
+        let clock = |t: f64| (t / tick).floor() * tick;
+        let mut stopwatch = Stopwatch::new(tick);
+        let mut t = 0.0;
+        stopwatch.start(clock(t));
+        loop {
+            t += run;
+            if stopwatch.run_done(clock(t)) {
+                break;
+            }
+            if stopwatch.lap(clock(t)) >= 8.0 {
+                stopwatch.stop(clock(t));
+                t += 1.0;
+                stopwatch.start(clock(t));
+            }
+        }
+        let timing = stopwatch.timing();
+        assert!((timing.millis - run).abs() <= timing.error, "{timing:?}");
+        assert!(timing.error / run < RATIO_TOLERANCE / 2.0, "{timing:?}");
+        // Four spans (three chunks of 8 ms and the end), two ticks each, over
+        // the ≈ 6,250 runs of 25 ms.
+        assert!((timing.error - 8.0 * tick / (25.0 / run)).abs() < 0.01 * timing.error);
+    }
+
+    /// A clock seen not to move times nothing: one run, an unbounded error.
+    #[test]
+    fn a_stopped_clock_stops_at_one_run() {
+        let mut stopwatch = Stopwatch::new(f64::INFINITY);
+        stopwatch.start(0.0);
+        assert!(stopwatch.run_done(0.0));
+        assert_eq!(stopwatch.timing().millis, 0.0);
+        assert!(stopwatch.timing().error.is_infinite());
+    }
+
+    #[test]
+    fn time_ratios_measured_only_when_the_clock_could_tell() {
+        let timing = |millis, error| Timing { millis, error };
+        // k = 1 (and 0, which means it) is the baseline, whatever the clock read.
+        for every in [0, 1] {
+            assert_eq!(
+                time_ratio(8, every, timing(0.0, 0.2), timing(0.0, 0.2)),
+                TimeRatio::Baseline
+            );
+        }
+        assert_eq!(TimeRatio::Baseline.value(), 1.0);
+        // L = 8, k = 2: 4 of the 8 layers recomputed, 4 of 3 × 8 passes more.
+        let predicted = TimeRatio::Predicted(1.0 + 4.0 / 24.0);
+        assert_eq!(
+            time_ratio(8, 2, timing(0.0, 0.2), timing(0.0, 0.2)),
+            predicted
+        );
+        assert_eq!(
+            time_ratio(8, 2, timing(0.1, 0.2), timing(0.0, 0.2)),
+            predicted
+        );
+        assert_eq!(
+            time_ratio(8, 2, timing(0.1, 0.0), timing(0.0, 0.0)),
+            predicted
+        );
+        assert_eq!(
+            time_ratio(8, 2, timing(0.0, 0.0), timing(0.1, 0.0)),
+            predicted
+        );
+        assert_eq!(
+            time_ratio(8, 2, timing(13.0, 0.1), timing(10.0, 0.1)),
+            TimeRatio::Measured(1.3)
+        );
+        // 4% off each way: within (0.04 + 0.04)/0.96 ≈ 8.3%, measured; 5%
+        // each: 0.1/0.95 ≈ 10.5%, over the 10% tolerance.
+        assert!(matches!(
+            time_ratio(8, 2, timing(10.0, 0.4), timing(10.0, 0.4)),
+            TimeRatio::Measured(_)
+        ));
+        assert_eq!(
+            time_ratio(8, 2, timing(10.0, 0.5), timing(10.0, 0.5)),
+            predicted
+        );
     }
 }

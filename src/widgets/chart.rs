@@ -3,8 +3,8 @@
 //! figure's data or the window's size changes.
 
 use leptos::prelude::*;
-use plotters::chart::{ChartContext, MeshStyle};
-use plotters::coord::{ranged1d::Ranged, CoordTranslate};
+use plotters::chart::MeshStyle;
+use plotters::coord::{ranged1d::Ranged, types::RangedCoordf64};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind};
@@ -58,67 +58,17 @@ impl Palette {
         Y: Ranged,
         DB: DrawingBackend,
     {
-        mesh.label_style(self.font(13.0, self.muted, scale))
-            .axis_desc_style(self.font(13.0, self.muted, scale))
+        mesh.label_style(self.label_font(scale))
+            .axis_desc_style(self.label_font(scale))
             .light_line_style(self.grid.mix(0.3))
             .bold_line_style(self.grid.mix(0.8))
             .axis_style(self.muted);
     }
 
-    /// Draws a legend in the upper right corner of a chart's plotting area.
-    /// Drawn here rather than by plotters' series labels, which size their
-    /// text by laying out a `<span>` in the page: a forced layout of the
-    /// whole page on every redraw.
-    pub fn draw_legend<DB, CT>(
-        &self,
-        ctx: &ChartContext<'_, DB, CT>,
-        scale: f64,
-        entries: &[(&str, RGBColor, LegendMark)],
-    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
-    where
-        DB: DrawingBackend,
-        CT: CoordTranslate,
-    {
-        let area = ctx.plotting_area().strip_coord_spec();
-        let font = self.font(13.0, self.text, scale);
-        let (pad, mark, gap) = (
-            Self::px(scale, 6.0),
-            Self::px(scale, 16.0),
-            Self::px(scale, 6.0),
-        );
-        let (mut widest, mut line) = (0, 0);
-        for (label, ..) in entries {
-            let (width, height) = area.estimate_text_size(label, &font)?;
-            widest = widest.max(width as i32);
-            line = line.max(height as i32);
-        }
-        let line = line + Self::px(scale, 3.0);
-        let (box_width, box_height) = (
-            2 * pad + mark + gap + widest,
-            2 * pad + line * entries.len() as i32,
-        );
-        let left = area.dim_in_pixel().0 as i32 - box_width - pad;
-        area.draw(&Rectangle::new(
-            [(left, pad), (left + box_width, pad + box_height)],
-            self.grid.stroke_width(1),
-        ))?;
-        for (row, &(label, colour, kind)) in entries.iter().enumerate() {
-            let (x, y) = (left + pad, 2 * pad + line * row as i32 + line / 2);
-            match kind {
-                LegendMark::Line => area.draw(&PathElement::new(
-                    vec![(x, y), (x + mark, y)],
-                    colour.stroke_width(Self::px(scale, 3.0) as u32),
-                ))?,
-                LegendMark::Dot => area.draw(&Circle::new(
-                    (x + mark / 2, y),
-                    Self::px(scale, 4.0),
-                    colour.filled(),
-                ))?,
-            }
-            let anchored = font.pos(Pos::new(HPos::Left, VPos::Center));
-            area.draw(&Text::new(label.to_string(), (x + mark + gap, y), anchored))?;
-        }
-        Ok(())
+    /// The style of axis labels, and of the tick labels whose room the
+    /// chart measures: the same font for both.
+    fn label_font(&self, scale: f64) -> TextStyle<'static> {
+        self.font(13.0, self.muted, scale)
     }
 }
 
@@ -153,19 +103,46 @@ pub enum AxisLabel {
     PowerOfTwo,
     /// Shares as percentages: `25%`.
     Percent,
-    /// Plain numbers with as many decimals as plotters' ticks need.
+    /// Plain numbers with the decimals of the step between ticks: `0.05`, `0.10`.
     Plain,
 }
 
 impl AxisLabel {
-    pub fn text(self, value: f64) -> String {
+    /// A tick's label on an axis whose ticks need `decimals` decimals (those
+    /// of the step between ticks). Rounding to them is what keeps a tick computed as
+    /// 0.30000000000000004 from being written out in full.
+    pub fn text(self, value: f64, decimals: usize) -> String {
         match self {
-            AxisLabel::Whole if value.fract() != 0.0 => String::new(),
-            AxisLabel::Whole => format!("{value:.0}"),
+            AxisLabel::Whole => {
+                // Within half a unit of the last decimal of a whole number, it is that number.
+                let whole = value.round();
+                if (value - whole).abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
+                    format!("{whole:.0}")
+                } else {
+                    String::new()
+                }
+            }
             AxisLabel::PowerOfTwo => format!("{:.0}", value.exp2()),
-            AxisLabel::Percent => format!("{:.0}%", value * 100.0),
-            AxisLabel::Plain => format!("{value}"),
+            AxisLabel::Percent => format!("{:.*}%", decimals.saturating_sub(2), value * 100.0),
+            AxisLabel::Plain => format!("{value:.decimals$}"),
         }
+    }
+}
+
+/// The ticks plotters labels on an axis over `range` with at most `labels`
+/// labels: its mesh asks the range for its key points the same way.
+fn ticks(range: (f64, f64), labels: usize) -> Vec<f64> {
+    RangedCoordf64::from(range.0..range.1).key_points(labels)
+}
+
+/// The decimals the labels of `ticks` need: those of the step between
+/// them. Plotters' steps are 1, 2 or 5 times a power of ten, so the power
+/// fixes them (0.05 needs 2, 0.5 one, 5 none); the nudge keeps a step
+/// computed as 0.09999999999999998 at one decimal.
+fn tick_decimals(ticks: &[f64]) -> usize {
+    match ticks {
+        [first, second, ..] => (-((second - first).log10() + 1e-6).floor()).max(0.0) as usize,
+        _ => 0,
     }
 }
 
@@ -180,8 +157,12 @@ pub struct Series {
     pub bold: bool,
 }
 
+/// At most this many labels on a y axis: legible on the app's charts, 264 to 280 px high.
+const Y_LABELS: usize = 6;
+
 /// Draws `chart` on any plotters backend; `scale` is the device pixel ratio,
-/// by which fonts and strokes grow. Bold lines are drawn last, over the others.
+/// by which fonts and strokes grow. Bold lines are drawn last, over the
+/// others; the legend goes under the chart, where it covers no data.
 pub fn draw_line_chart<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     chart: &LineChart,
@@ -190,10 +171,55 @@ pub fn draw_line_chart<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let px = |css: f64| Palette::px(scale, css);
     let colour = |index: usize| palette.series[index % palette.series.len()];
-    let mut ctx = ChartBuilder::on(area)
-        .margin(px(8.0))
+    let (x_label, y_label) = (chart.x_label, chart.y_label);
+    let x_ticks = ticks(chart.x_range, chart.x_labels);
+    let x_decimals = tick_decimals(&x_ticks);
+    let y_decimals = tick_decimals(&ticks(chart.y_range, Y_LABELS));
+    // The last x label is centred on its tick, which may be the plot's
+    // right edge: the margin there must hold half of it, or it is clipped.
+    let overhang = match x_ticks.last() {
+        Some(&last) => {
+            let text = x_label.text(last, x_decimals);
+            area.estimate_text_size(&text, &palette.label_font(scale))?
+                .0 as i32
+                / 2
+        }
+        None => 0,
+    };
+    let (margin, y_label_area) = (px(8.0), px(52.0));
+    let right = margin.max(overhang + px(2.0));
+
+    let mut entries: Vec<(&str, RGBColor, LegendMark)> = chart
+        .lines
+        .iter()
+        .map(|s| (s.label, colour(s.colour), LegendMark::Line))
+        .collect();
+    entries.extend(
+        chart
+            .dots
+            .iter()
+            .map(|s| (s.label, colour(s.colour), LegendMark::Dot)),
+    );
+    if let Some((_, label)) = chart.rule {
+        entries.push((label, palette.text, LegendMark::Dashed));
+    }
+    // Under the plot, lined up with its left edge and no wider.
+    let (width, height) = area.dim_in_pixel();
+    let legend_left = margin + y_label_area;
+    let legend = Legend::lay_out(
+        area,
+        palette,
+        scale,
+        entries,
+        width as i32 - legend_left - right,
+    )?;
+    let (plot_area, legend_area) = area.split_vertically((height as i32 - legend.height).max(0));
+
+    let mut ctx = ChartBuilder::on(&plot_area)
+        .margin(margin)
+        .margin_right(right)
         .x_label_area_size(px(40.0))
-        .y_label_area_size(px(52.0))
+        .y_label_area_size(y_label_area)
         .caption(&chart.title, palette.font(15.0, palette.text, scale))
         .build_cartesian_2d(
             chart.x_range.0..chart.x_range.1,
@@ -201,12 +227,12 @@ pub fn draw_line_chart<DB: DrawingBackend>(
         )?;
     let mut mesh = ctx.configure_mesh();
     palette.theme_mesh(&mut mesh, scale);
-    let (x_label, y_label) = (chart.x_label, chart.y_label);
     mesh.x_desc(chart.x_desc)
         .y_desc(chart.y_desc)
         .x_labels(chart.x_labels)
-        .x_label_formatter(&|x| x_label.text(*x))
-        .y_label_formatter(&|y| y_label.text(*y))
+        .y_labels(Y_LABELS)
+        .x_label_formatter(&|x| x_label.text(*x, x_decimals))
+        .y_label_formatter(&|y| y_label.text(*y, y_decimals))
         .draw()?;
     if let Some((x, _)) = chart.rule {
         ctx.draw_series(DashedLineSeries::new(
@@ -245,29 +271,134 @@ pub fn draw_line_chart<DB: DrawingBackend>(
             palette.text.stroke_width(px(1.5) as u32),
         )))?;
     }
-    let mut entries: Vec<(&str, RGBColor, LegendMark)> = chart
-        .lines
-        .iter()
-        .map(|s| (s.label, colour(s.colour), LegendMark::Line))
-        .collect();
-    entries.extend(
-        chart
-            .dots
-            .iter()
-            .map(|s| (s.label, colour(s.colour), LegendMark::Dot)),
-    );
-    if let Some((_, label)) = chart.rule {
-        entries.push((label, palette.text, LegendMark::Line));
-    }
-    palette.draw_legend(&ctx, scale, &entries)?;
-    Ok(())
+    legend.draw(
+        &legend_area.margin(0, 0, legend_left, right),
+        palette,
+        scale,
+    )
 }
 
 /// How a legend entry shows its series.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LegendMark {
     Line,
+    /// A dashed line, as a chart's rule is drawn.
+    Dashed,
     Dot,
+}
+
+/// A chart's legend, laid out in rows that wrap on narrow screens. Drawn
+/// here rather than by plotters' series labels, which sit inside the
+/// plotting area (over the data) and size their text by laying out a
+/// `<span>` in the page, a forced layout of the whole page on every redraw.
+struct Legend<'a> {
+    entries: Vec<(&'a str, RGBColor, LegendMark)>,
+    /// Each entry's row and left edge, in pixels from the legend's left.
+    places: Vec<(usize, i32)>,
+    /// The height of a row, in pixels.
+    line: i32,
+    /// The height it takes under the chart, its bottom margin included, in pixels.
+    height: i32,
+}
+
+impl<'a> Legend<'a> {
+    /// The legend's font, in the palette's text colour.
+    fn font(palette: &Palette, scale: f64) -> TextStyle<'static> {
+        palette.font(13.0, palette.text, scale)
+    }
+
+    /// The width of an entry's mark and the gap after it, in pixels.
+    fn mark(scale: f64) -> (i32, i32) {
+        (Palette::px(scale, 16.0), Palette::px(scale, 6.0))
+    }
+
+    /// Lays `entries` out in rows no wider than `room` pixels, measuring
+    /// their labels on `area`.
+    fn lay_out<DB: DrawingBackend>(
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+        palette: &Palette,
+        scale: f64,
+        entries: Vec<(&'a str, RGBColor, LegendMark)>,
+        room: i32,
+    ) -> Result<Self, DrawingAreaErrorKind<DB::ErrorType>> {
+        let font = Self::font(palette, scale);
+        let (mark, gap) = Self::mark(scale);
+        let (mut widths, mut line) = (Vec::with_capacity(entries.len()), 0);
+        for (label, ..) in &entries {
+            let (width, height) = area.estimate_text_size(label, &font)?;
+            widths.push(mark + gap + width as i32);
+            line = line.max(height as i32);
+        }
+        let line = line + Palette::px(scale, 4.0);
+        let places = flow(&widths, room, Palette::px(scale, 16.0));
+        let rows = places.last().map_or(0, |&(row, _)| row as i32 + 1);
+        Ok(Self {
+            entries,
+            places,
+            line,
+            height: rows * line + Palette::px(scale, 8.0),
+        })
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+        palette: &Palette,
+        scale: f64,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let font = Self::font(palette, scale).pos(Pos::new(HPos::Left, VPos::Center));
+        let (mark, gap) = Self::mark(scale);
+        let stroke = Palette::px(scale, 3.0) as u32;
+        for (&(label, colour, kind), &(row, left)) in self.entries.iter().zip(&self.places) {
+            let (x, y) = (left, self.line * row as i32 + self.line / 2);
+            match kind {
+                LegendMark::Line => area.draw(&PathElement::new(
+                    vec![(x, y), (x + mark, y)],
+                    colour.stroke_width(stroke),
+                ))?,
+                LegendMark::Dashed => {
+                    // Two dashes and a gap, as the rule's 5 px dashes 4 px apart.
+                    let dash = (mark - Palette::px(scale, 4.0)) / 2;
+                    for start in [x, x + mark - dash] {
+                        area.draw(&PathElement::new(
+                            vec![(start, y), (start + dash, y)],
+                            colour.stroke_width(Palette::px(scale, 1.5) as u32),
+                        ))?;
+                    }
+                }
+                LegendMark::Dot => area.draw(&Circle::new(
+                    (x + mark / 2, y),
+                    Palette::px(scale, 4.0),
+                    colour.filled(),
+                ))?,
+            }
+            area.draw(&Text::new(
+                label.to_string(),
+                (x + mark + gap, y),
+                font.clone(),
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// Places items of `widths` left to right, `spacing` apart, in rows no
+/// wider than `room`: each item's row and left edge. An item wider than the
+/// room has a row to itself.
+fn flow(widths: &[i32], room: i32, spacing: i32) -> Vec<(usize, i32)> {
+    let (mut row, mut left) = (0, 0);
+    widths
+        .iter()
+        .map(|&width| {
+            if left > 0 && left + width > room {
+                row += 1;
+                left = 0;
+            }
+            let place = (row, left);
+            left += width + spacing;
+            place
+        })
+        .collect()
 }
 
 /// Parses a computed colour, `rgb(58, 107, 201)`.
@@ -542,5 +673,184 @@ mod tests {
         assert_eq!(rgb("rgb(1, 2, 3, 4)"), None);
         assert_eq!(rgb("rgb(256, 2, 3)"), None);
         assert_eq!(rgb("#3a6bc9"), None);
+    }
+
+    /// The text elements of `chart` drawn to SVG at `width` × `height`: (x, y, text).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn texts(chart: &LineChart, width: u32, height: u32) -> Vec<(i32, i32, String)> {
+        use plotters::backend::SVGBackend;
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+            draw_line_chart(&area, chart, &Palette::default(), 1.0).unwrap();
+            area.present().unwrap();
+        }
+        let attribute = |element: &str, name: &str| -> i32 {
+            let start = element.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            let end = start + element[start..].find('"').unwrap();
+            element[start..end].parse().unwrap()
+        };
+        svg.split("<text")
+            .skip(1)
+            .map(|element| {
+                let content =
+                    &element[element.find('>').unwrap() + 1..element.find("</text>").unwrap()];
+                (
+                    attribute(element, "x"),
+                    attribute(element, "y"),
+                    content.trim().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// A chart shaped like the bubble chart (log2 of 1 to 256 micro-batches)
+    /// with a rule and dots as the lab has, so that every legend mark shows.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn bubble_like(y_range: (f64, f64), y_label: AxisLabel) -> LineChart {
+        let line = |label, colour| Series {
+            label,
+            points: vec![(0.0, y_range.1), (8.0, y_range.0)],
+            colour,
+            bold: colour == 0,
+        };
+        LineChart {
+            title: "Bubble against micro-batches".to_string(),
+            x_desc: "micro-batches m (log scale)",
+            y_desc: "bubble",
+            x_range: (0.0, 8.0),
+            y_range,
+            x_labels: 9,
+            x_label: AxisLabel::PowerOfTwo,
+            y_label,
+            lines: vec![
+                line("GPipe and 1F1B", 0),
+                line("Interleaved 1F1B", 1),
+                line("Zero bubble (ZB-H1)", 2),
+            ],
+            dots: vec![Series {
+                label: "measured",
+                points: vec![(8.0, y_range.1)],
+                colour: 3,
+                bold: false,
+            }],
+            marker: Some((3.0, y_range.1 / 2.0)),
+            rule: Some((2.0, "your k")),
+        }
+    }
+
+    /// 0.1 + 0.2 is 0.30000000000000004 in binary floating point: the tick
+    /// that was written out in full and clipped to `0000004`.
+    #[test]
+    fn tick_labels_round_to_the_step_between_ticks() {
+        assert_eq!(tick_decimals(&[0.0, 0.05, 0.1]), 2);
+        assert_eq!(tick_decimals(&[0.0, 0.2]), 1);
+        // 0.3 − 0.2 is 0.09999999999999998: still a step of one decimal.
+        assert_eq!(tick_decimals(&[0.2, 0.3]), 1);
+        assert_eq!(tick_decimals(&[0.0, 5.0, 10.0]), 0);
+        assert_eq!(tick_decimals(&[20.0, 40.0]), 0);
+        assert_eq!(tick_decimals(&[1.0]), 0);
+        assert_eq!(AxisLabel::Plain.text(0.1 + 0.2, 1), "0.3");
+        assert_eq!(AxisLabel::Plain.text(0.1 + 0.2, 2), "0.30");
+        assert_eq!(AxisLabel::Plain.text(0.15000000000000002, 2), "0.15");
+        assert_eq!(AxisLabel::Plain.text(40.0, 0), "40");
+        assert_eq!(AxisLabel::Percent.text(0.6000000000000001, 1), "60%");
+        assert_eq!(AxisLabel::Percent.text(0.005, 3), "0.5%");
+        assert_eq!(AxisLabel::Whole.text(3.0000000000000004, 0), "3");
+        assert_eq!(AxisLabel::Whole.text(1.5, 1), "");
+        assert_eq!(AxisLabel::Whole.text(2.0000000000000004, 1), "2");
+        assert_eq!(AxisLabel::PowerOfTwo.text(8.0, 0), "256");
+    }
+
+    /// Plotters steps by 1, 2 or 5 times a power of ten with at most
+    /// `Y_LABELS` (6) labels: over 0 to 0.33 a step of 0.05 would need 7
+    /// (0 to 0.30), so it is 0.1; over 0 to 0.22 a step of 0.05 needs 5.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn y_labels_of_small_ranges_are_clean() {
+        for (top, expected) in [
+            (0.33, vec!["0.0", "0.1", "0.2", "0.3"]),
+            (0.22, vec!["0.00", "0.05", "0.10", "0.15", "0.20"]),
+        ] {
+            let all = texts(&bubble_like((0.0, top), AxisLabel::Plain), 640, 280);
+            // The y labels are the texts right-aligned at the y axis, left of the plot.
+            let mut labels: Vec<&(i32, i32, String)> = all
+                .iter()
+                .filter(|(x, _, text)| *x < 60 && !text.is_empty() && text != "bubble")
+                .collect();
+            // From the bottom of the axis up.
+            labels.sort_by_key(|&&(_, y, _)| std::cmp::Reverse(y));
+            let found: Vec<&str> = labels.iter().map(|(.., text)| text.as_str()).collect();
+            assert_eq!(found, expected, "0 to {top}");
+        }
+    }
+
+    /// At a phone's 360 px and a wide screen's 1,440 px: the legend lies
+    /// under the axis description (so under the plot and its data), wraps
+    /// rather than running off, and stays inside the canvas.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_legend_lies_under_the_plot() {
+        for width in [360, 1440] {
+            let (height, chart) = (280, bubble_like((0.0, 1.0), AxisLabel::Percent));
+            let all = texts(&chart, width, height);
+            let find = |label: &str| all.iter().find(|(.., text)| text == label).unwrap().1;
+            let description = find(chart.x_desc);
+            let legend = [
+                "GPipe and 1F1B",
+                "Zero bubble (ZB-H1)",
+                "measured",
+                "your k",
+            ];
+            for label in legend {
+                let y = find(label);
+                assert!(
+                    y > description && y < height as i32,
+                    "{width} px: {label} at y {y}"
+                );
+            }
+            let rows: std::collections::BTreeSet<i32> = legend.iter().map(|l| find(l)).collect();
+            assert_eq!(
+                rows.len() > 1,
+                width == 360,
+                "{width} px: legend rows {rows:?}"
+            );
+        }
+    }
+
+    /// The last x label, centred on the right end of the axis, fits inside
+    /// the canvas: the bubble chart's 256, and a longer 1024 (which the
+    /// 8 px margin alone clipped even in the tests' narrow estimated font).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_last_x_label_fits() {
+        use plotters::backend::SVGBackend;
+        for (end, label) in [(8.0, "256"), (10.0, "1024")] {
+            for width in [360, 1440] {
+                let mut chart = bubble_like((0.0, 1.0), AxisLabel::Percent);
+                (chart.x_range, chart.x_labels) = ((0.0, end), end as usize + 1);
+                let all = texts(&chart, width, 280);
+                let (x, ..) = all.iter().find(|(.., text)| text == label).unwrap();
+                let mut probe = String::new();
+                let area = SVGBackend::with_string(&mut probe, (width, 280)).into_drawing_area();
+                let font = Palette::default().label_font(1.0);
+                let (text_width, _) = area.estimate_text_size(label, &font).unwrap();
+                assert!(
+                    *x + text_width as i32 / 2 <= width as i32,
+                    "{width} px: {label} centred at {x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn legend_entries_flow_into_rows() {
+        // 100 + 20 + 100 = 220 fits in 250; the third would end at 340.
+        assert_eq!(flow(&[100, 100, 100], 250, 20), [(0, 0), (0, 120), (1, 0)]);
+        // Exactly filling the room is fitting.
+        assert_eq!(flow(&[50, 50], 120, 20), [(0, 0), (0, 70)]);
+        // Too wide for any row: a row of its own, and the next starts another.
+        assert_eq!(flow(&[300, 10], 250, 20), [(0, 0), (1, 0)]);
+        assert_eq!(flow(&[], 250, 20), []);
     }
 }
