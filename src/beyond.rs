@@ -38,7 +38,8 @@ pub fn expert(ep: u32, top_k: u32) -> (ReadoutData, String) {
 /// et al.'s per-layer bytes for its tokens, with selective recomputation),
 /// and that in words.
 pub fn context(cp: u32) -> (ReadoutData, String) {
-    let arch = model_preset("llama3-8b").map_or(DEFAULT_MODEL.arch, |m| m.arch);
+    let model = model_preset("llama3-8b").unwrap_or(DEFAULT_MODEL);
+    let arch = model.arch;
     let tokens = LONG_SEQ / f64::from(cp.max(1));
     let setup = ActivationSetup {
         seq: tokens,
@@ -46,10 +47,16 @@ pub fn context(cp: u32) -> (ReadoutData, String) {
         tensor_parallel: 1,
         sequence_parallel: false,
         recompute: Recompute::Selective,
+        attention: model.attention,
     };
     let bytes = per_layer(&arch, &setup);
     let words = format!(
-        "Split {cp} ways, each GPU holds {bytes} of activations per layer for its {} tokens.",
+        "{}, each GPU holds {bytes} of activations per layer for its {} tokens.",
+        if cp <= 1 {
+            "Unsplit".to_string()
+        } else {
+            format!("Split {cp} ways")
+        },
         group_thousands(tokens)
     );
     (

@@ -80,7 +80,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.1,
         hint: "A ring all-reduce sends 2(N − 1)/N of the message from every GPU.",
         answer: || {
-            let gradient = TrainingState::full(DEFAULT_MODEL.arch.parameter_count(), BytesPerParam::MIXED_PRECISION_ADAM).gradients;
+            let gradient = TrainingState::full(DEFAULT_MODEL.params(), BytesPerParam::MIXED_PRECISION_ADAM).gradients;
             ring_allreduce_sent(gradient, 64).value() / 1e9
         },
         solution: |a| format!("2 × 63/64 × 13.48 GB = {a:.1} GB: almost exactly twice the gradient, whatever N is."),
@@ -106,7 +106,7 @@ pub const EXERCISES: [Exercise; 9] = [
         prompt: "Using C ≈ 6ND, how much compute does a 70-billion-parameter model need for 2 trillion tokens, in units of 10²³ FLOP?",
         tolerance: 0.05,
         hint: "Multiply 6 by the parameters and by the tokens.",
-        answer: || training_flop(70e9, 2e12, false).value() / 1e23,
+        answer: || training_flop(70e9, 2e12).value() / 1e23,
         solution: |a| format!("6 × 7 × 10¹⁰ × 2 × 10¹² = {a:.1} × 10²³ FLOP."),
     },
     Exercise {

@@ -6,6 +6,7 @@
 //! - [`widgets`]: controls and readouts that know nothing of training;
 //! - [`settings`]: the page's own settings (theme, units, bytes a parameter);
 //! - [`hooks`]: browser plumbing (sizes, media queries, timers, the URL);
+//! - [`runs`]: published runs put through the planner;
 //! - [`app`]: the route; [`page`], the whole explainer; [`embedded`], one
 //!   figure alone for an iframe.
 
@@ -18,5 +19,6 @@ pub mod figures;
 pub mod hooks;
 pub mod model;
 pub mod page;
+pub mod runs;
 pub mod settings;
 pub mod widgets;

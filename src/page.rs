@@ -9,6 +9,7 @@ use crate::content::{Afterword, Beyond};
 use crate::exercises::Exercises;
 use crate::figures::{Figure, Live, Part, FIGURES};
 use crate::model::query::Notice;
+use crate::runs::PublishedRuns;
 use crate::settings::{use_settings, PageSettings, Settings};
 use crate::widgets::{scoped, Notices, Share};
 
@@ -100,7 +101,7 @@ fn header(steps: &str, course: &str) -> String {
 training state, its matrices, its layers. Each step below is one way of splitting, with live numbers you can push around.</p>
 <nav class="steps-nav" aria-label="Contents"><ol class="steps-nav__list">{steps}</ol>
 <p class="steps-nav__part">Part two: planner and lab</p>
-<ul class="steps-nav__list">{course}<li><a href="#exercises">Exercises</a></li><li><a href="#beyond">Beyond three dimensions</a></li></ul></nav>"##
+<ul class="steps-nav__list">{course}<li><a href="#published-runs">Checked against published runs</a></li><li><a href="#exercises">Exercises</a></li><li><a href="#beyond">Beyond three dimensions</a></li></ul></nav>"##
     )
 }
 
@@ -161,6 +162,7 @@ pub fn Page(
             {of_part(Part::Course).map(|(index, figure)| {
                 section(figure, index, live(index), figures, "Planner and lab".to_string(), ().into_any())
             }).collect_view()}
+            <PublishedRuns/>
             <Exercises/>
             <Beyond/>
             <Afterword/>

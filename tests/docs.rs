@@ -169,7 +169,14 @@ fn embed_page() -> String {
 fn readme_section() -> String {
     let mut out = String::from(
         "<!-- keys:start: generated from the figure registry by tests/docs.rs -->\n\
-         Each figure's own keys, with their values and defaults, and its readouts with their values at the defaults:\n",
+         Shared keys, read by every figure that shows their control (and by the others where they change a number):\n\n\
+         | key | meaning |\n|---|---|\n",
+    );
+    for (key, meaning) in SHARED_KEYS {
+        out.push_str(&format!("| `{key}` | {meaning} |\n"));
+    }
+    out.push_str(
+        "\nEach figure's own keys, with their values and defaults, and its readouts with their values at the defaults:\n",
     );
     for figure in FIGURES {
         out.push_str(&format!(

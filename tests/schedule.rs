@@ -3,18 +3,10 @@
 
 use std::collections::HashMap;
 
+use parallax::model::activations::in_flight;
 use parallax::model::choice::Choice;
-use parallax::model::pipeline::{bubble, peak_in_flight, Schedule};
+use parallax::model::pipeline::{bubble, Schedule};
 use parallax::model::schedule::{simulate, Block, BlockKind, Timeline};
-
-/// Where the closed form of `pipeline::bubble` is stated to hold.
-fn closed_form_holds(schedule: Schedule, p: u32, m: u32) -> bool {
-    match schedule {
-        Schedule::GPipe | Schedule::OneFOneB => true,
-        Schedule::Interleaved => m.is_multiple_of(p),
-        Schedule::ZeroBubbleH1 => m >= p,
-    }
-}
 
 #[test]
 fn simulated_bubbles_equal_the_closed_forms() {
@@ -23,9 +15,10 @@ fn simulated_bubbles_equal_the_closed_forms() {
         for p in 1..=8 {
             for m in 1..=64 {
                 for chunks in [1, 2, 3, 4] {
-                    if !closed_form_holds(schedule, p, m)
-                        || (chunks > 1 && schedule != Schedule::Interleaved)
-                    {
+                    // The closed form holds for every count: the interleaved
+                    // schedule's is for the count it runs, m rounded up to
+                    // a multiple of p, and ZB-H1's has its own form below p.
+                    if chunks > 1 && schedule != Schedule::Interleaved {
                         continue;
                     }
                     let timeline = simulate(schedule, p, m, chunks);
@@ -67,7 +60,7 @@ fn micro_batches_in_flight() {
         for schedule in [Schedule::GPipe, Schedule::OneFOneB] {
             assert_eq!(
                 simulate(schedule, p, m, 1).peak_in_flight,
-                f64::from(peak_in_flight(schedule, p, m))
+                in_flight(schedule, p, m, 1)
             );
         }
     }
@@ -161,4 +154,31 @@ fn out_of_range_inputs_are_clamped_not_fatal() {
     let big = simulate(Schedule::ZeroBubbleH1, 1000, 100_000, 1000);
     assert!(big.makespan > 0);
     check_dependencies(&simulate(Schedule::Interleaved, 8, 64, 4));
+}
+
+/// `micro-for-10pct` comes from the simulated timeline: for every schedule,
+/// the answer is the first count (walking up every count the schedule runs)
+/// whose simulated bubble is under 10%, found here by brute force.
+#[test]
+fn fewest_micro_batches_is_the_simulators() {
+    use parallax::model::schedule::fewest_micro_batches_below;
+    for &schedule in Schedule::ALL {
+        for p in 1..=8 {
+            for chunks in [1, 2, 4] {
+                let step = if schedule == Schedule::Interleaved {
+                    p
+                } else {
+                    1
+                };
+                let first = (1..=512)
+                    .map(|k| k * step)
+                    .find(|&m| simulate(schedule, p, m, chunks).bubble() < 0.1);
+                assert_eq!(
+                    fewest_micro_batches_below(schedule, p, chunks, 0.1),
+                    first,
+                    "{schedule:?} p={p} v={chunks}"
+                );
+            }
+        }
+    }
 }

@@ -9,7 +9,8 @@ use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
 use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline, TimelineData};
 use crate::model::choice::Choice;
-use crate::model::pipeline::{bubble, micro_batches_for_bubble_below, Schedule};
+use crate::model::pipeline::{bubble, Schedule};
+use crate::model::schedule::fewest_micro_batches_below;
 use crate::model::units::Fraction;
 use crate::widgets::{
     draw_line_chart, AxisLabel, Canvas, LineChart, NumberQuestion, Palette, PlotCanvas, Readout,
@@ -38,8 +39,6 @@ weight-gradient half of each backward pass into the idle slots.</p>";
 pub const CHART_MAX_MICRO: u32 = 256;
 /// The target of the module's question: a bubble under 10%.
 pub const TARGET: f64 = 0.1;
-/// Micro-batch counts searched for `micro-for-10pct`.
-const SEARCH_MAX: u32 = 1 << 20;
 
 /// The figure's parameters: 4 stages and 8 micro-batches under GPipe, the module's example.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,8 +117,7 @@ pub fn data(params: &BubbleParams) -> BubbleData {
     let p = pipeline.stages.max(1);
     let timeline = timeline(pipeline);
     let value = timeline.bubble;
-    let needed =
-        micro_batches_for_bubble_below(pipeline.schedule, p, pipeline.chunks, TARGET, SEARCH_MAX);
+    let needed = fewest_micro_batches_below(pipeline.schedule, p, pipeline.chunks, TARGET);
     let needed_text = needed.map_or_else(|| "none".to_string(), |m| m.to_string());
     let summary = format!(
         "With {p} stages and {m} micro-batches, {schedule} idles each GPU for {bubble} of the step. The chart shows \
@@ -192,7 +190,7 @@ impl Params for BubbleParams {
         view! {
             <div class="figure__diagram fig-pp"><Timeline data=timeline/></div>
             <div class="figure__chart">
-                <PlotCanvas draw=draw height=280 label=Signal::derive(move || data.with(|d| d.summary.clone()))/>
+                <PlotCanvas draw=draw height=320 label=Signal::derive(move || data.with(|d| d.summary.clone()))/>
             </div>
         }
         .into_any()
@@ -200,8 +198,8 @@ impl Params for BubbleParams {
 
     /// The module's question, with the answer (the `micro-for-10pct` readout) kept until the reader asks for it.
     fn after(_params: RwSignal<Self>, data: Memo<BubbleData>) -> Option<AnyView> {
-        let answer = micro_batches_for_bubble_below(Schedule::GPipe, 4, 1, TARGET, SEARCH_MAX)
-            .map_or(0.0, f64::from);
+        let answer =
+            fewest_micro_batches_below(Schedule::GPipe, 4, 1, TARGET).map_or(0.0, f64::from);
         let solution = format!(
             "3/(m + 3) < 0.1 means m + 3 > 30, so m > 27: {answer:.0} micro-batches (bubble {}). At 27 it is exactly 10%.",
             Fraction(bubble(Schedule::GPipe, 4, answer as u32, 1))

@@ -106,12 +106,14 @@ pub fn data(params: &DpParams) -> DpData {
     let total = TrainingState::full(scenario.params(), scenario.bytes_per_param).total();
     let bandwidth = params.link.bandwidth(&gpu);
     let step = step(
-        scenario.params(),
-        scenario.bytes_per_param,
+        scenario
+            .bytes_per_param
+            .reduced_gradient_of(scenario.params()),
+        scenario.flop_per_token(),
         batch,
         seq,
         n,
-        gpu.sustained(),
+        scenario.rate().sustained(),
         bandwidth,
     );
     let scale = total.value().max(gpu.memory.value());
@@ -129,7 +131,22 @@ pub fn data(params: &DpParams) -> DpData {
         format!("{per_gpu:.1}")
     };
     let over = !fits(total, gpu.memory);
-    let summary = format!(
+    let work = if n == 1 {
+        format!(
+            "With one GPU it computes all {batch} sequences of a step, {compute} of work, and has no gradient to \
+             all-reduce. It holds the full {total} of training state, which {verdict} its {capacity}.",
+            batch = group_thousands(batch),
+            compute = step.compute,
+            verdict = if over { "is more than" } else { "fits in" },
+            capacity = gpu.memory.capacity_text(),
+        )
+    } else {
+        String::new()
+    };
+    let summary = if n == 1 {
+        work
+    } else {
+        format!(
         "With {n} GPUs each one computes {per_gpu_text} of the {batch} sequences in a step, {compute} of work, \
          and then sends {sent} of gradients in the ring all-reduce, {ratio:.2} times the {gradient} gradient. \
          Over {link} at {bandwidth} that takes {time}. Every GPU still holds the full {total} of training state, \
@@ -143,7 +160,8 @@ pub fn data(params: &DpParams) -> DpData {
         time = step.allreduce,
         verdict = if over { "is more than" } else { "fits in" },
         capacity = gpu.memory.capacity_text(),
-    );
+    )
+    };
     DpData {
         gpus,
         capacity_percent: gpu.memory.value() / scale * 100.0,
@@ -162,8 +180,10 @@ pub fn data(params: &DpParams) -> DpData {
             "compute-per-step",
             "Compute per step",
             step.compute,
-        ),
-        allreduce_time: ReadoutData::seconds("allreduce-time", "All-reduce time", step.allreduce),
+        )
+        .with_note(shared::rate_note(scenario)),
+        allreduce_time: ReadoutData::seconds("allreduce-time", "All-reduce time", step.allreduce)
+            .with_note(format!("at {bandwidth}")),
         batch_caption: format!(
             "Global batch: {} sequences of {} tokens, split evenly",
             group_thousands(batch),
@@ -204,6 +224,8 @@ impl Params for DpParams {
         .help("The link the gradients' all-reduce crosses."),
         shared::model(),
         shared::gpu(),
+        shared::mfu(),
+        shared::flop(),
     ];
 
     fn data(&self) -> DpData {

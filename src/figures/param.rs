@@ -42,12 +42,14 @@ pub enum Control<P: 'static> {
     Hidden,
     /// A range input from `min` to `max(params)` (the URL may go beyond the
     /// slider's end; the slider then widens to show the value), with its
-    /// value written by `text`.
+    /// value written by `text`. With `log_beyond`, a value past the end
+    /// turns it into a log-scale slider over the key's whole range instead.
     Slider {
         min: f64,
         max: fn(&P) -> f64,
         step: f64,
         text: fn(f64) -> String,
+        log_beyond: bool,
     },
     /// A box for a number written the way people write them (`70B`).
     TextBox,
@@ -160,7 +162,30 @@ impl<P> Param<P> {
             max,
             step,
             text,
+            log_beyond: false,
         };
+        self
+    }
+
+    /// A slider that, once a value lies past its end, becomes a log-scale
+    /// slider over the key's whole range (tokens: 50B–2T, then 1B–1,000T).
+    pub const fn log_beyond(mut self) -> Self {
+        if let Control::Slider {
+            min,
+            max,
+            step,
+            text,
+            ..
+        } = self.control
+        {
+            self.control = Control::Slider {
+                min,
+                max,
+                step,
+                text,
+                log_beyond: true,
+            };
+        }
         self
     }
 
@@ -355,9 +380,9 @@ pub struct Erased {
 #[derive(Clone)]
 pub enum ErasedKind {
     Slider {
-        min: f64,
+        min: Signal<f64>,
         max: Signal<f64>,
-        step: f64,
+        step: Signal<f64>,
         value: Signal<f64>,
         text: Signal<String>,
         on_input: Callback<f64>,
@@ -433,14 +458,30 @@ fn erase_one<P: Send + Sync + 'static>(
                     max,
                     step,
                     text,
-                } => ErasedKind::Slider {
-                    min,
-                    max: Signal::derive(move || params.with(max).max(value.get())),
-                    step,
-                    value,
-                    text: Signal::derive(move || text(value.get())),
-                    on_input: Callback::new(move |v| _ = accept.run(v)),
-                },
+                    log_beyond,
+                } => {
+                    let text = Signal::derive(move || text(value.get()));
+                    let on_input = Callback::new(move |v| _ = accept.run(v));
+                    if log_beyond {
+                        log_slider(
+                            LinearRange { min, max, step },
+                            spec,
+                            params,
+                            value,
+                            text,
+                            on_input,
+                        )
+                    } else {
+                        ErasedKind::Slider {
+                            min: Signal::stored(min),
+                            max: Signal::derive(move || params.with(max).max(value.get())),
+                            step: Signal::stored(step),
+                            value,
+                            text,
+                            on_input,
+                        }
+                    }
+                }
                 _ => ErasedKind::TextBox {
                     text: Signal::derive(move || spec.url_text(value.get())),
                     on_change: accept,
@@ -471,6 +512,55 @@ fn erase_one<P: Send + Sync + 'static>(
             }
         }
     }
+}
+
+/// A slider's own range, before any widening.
+struct LinearRange<P: 'static> {
+    min: f64,
+    max: fn(&P) -> f64,
+    step: f64,
+}
+
+/// Positions a log-scale slider has a decade: 100 (steps of 2.3%).
+const LOG_STEPS_PER_DECADE: f64 = 100.0;
+
+/// A slider on its own linear range until the value lies past its end;
+/// from then on (for as long as the control lives, so that the thumb does
+/// not jump mid-drag) on a log scale over `spec`'s whole range, each
+/// position rounded to three significant figures.
+fn log_slider<P: Send + Sync + 'static>(
+    linear: LinearRange<P>,
+    spec: NumberSpec,
+    params: RwSignal<P>,
+    value: Signal<f64>,
+    text: Signal<String>,
+    on_input: Callback<f64>,
+) -> ErasedKind {
+    let LinearRange { min, max, step } = linear;
+    let log = Memo::new(move |was: Option<&bool>| {
+        was.copied().unwrap_or(false) || value.get() > params.with(max)
+    });
+    let pick = move |linear: f64, logarithmic: f64| if log.get() { logarithmic } else { linear };
+    ErasedKind::Slider {
+        min: Signal::derive(move || pick(min, spec.min.log10())),
+        max: Signal::derive(move || pick(params.with(max), spec.max.log10())),
+        step: Signal::derive(move || pick(step, 1.0 / LOG_STEPS_PER_DECADE)),
+        value: Signal::derive(move || pick(value.get(), value.get().log10())),
+        text,
+        on_input: Callback::new(move |position: f64| {
+            on_input.run(if log.get_untracked() {
+                three_figures(10f64.powf(position))
+            } else {
+                position
+            })
+        }),
+    }
+}
+
+/// `x` rounded to three significant figures (15.6T, not 15.5596T).
+fn three_figures(x: f64) -> f64 {
+    let scale = 10f64.powi(x.abs().log10().floor() as i32 - 2);
+    (x / scale).round() * scale
 }
 
 /// One control's view.

@@ -15,7 +15,7 @@ use crate::model::choice::Choice;
 use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::pipeline::{layers_per_stage, Schedule};
 use crate::model::scenario::Scenario;
-use crate::model::units::{group_thousands, Fraction};
+use crate::model::units::{counted, group_thousands, Fraction};
 use crate::widgets::{ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PpParams>(
@@ -127,9 +127,11 @@ pub fn data(params: &PpParams) -> PpData {
         )
     };
     let summary = format!(
-        "{m} micro-batches through {p} stages under {schedule} leave a bubble of {bubble}: each GPU is busy {busy} of the \
+        "{micro} through {stages} under {schedule} leave a bubble of {bubble}: each GPU is busy {busy} of the \
          {total} time units in a step. Each GPU holds {layers} layers and {state} of training state, keeps {held} at \
          once, and passes {boundary} of activations to the next stage per {seq}-token micro-batch.",
+        micro = counted(f64::from(m), "micro-batch", "micro-batches"),
+        stages = counted(f64::from(p), "stage", "stages"),
         schedule = pipeline.schedule.label(),
         bubble = Fraction(bubble),
         busy = units_text(busy),

@@ -1,7 +1,9 @@
-//! Will it fit? The planner stacks one GPU's memory (weights, gradients,
-//! master weights, optimizer state, activations) against its capacity for a
-//! model on N GPUs with ZeRO, tensor and pipeline parallelism, reports the
-//! traffic each GPU sends a step, and names the smallest change that fits.
+//! Will it fit, and how long will it take? The planner stacks the most
+//! loaded GPU's memory (weights, gradients, master weights, optimizer
+//! state, activations) against its capacity for a model on N GPUs with
+//! ZeRO, tensor and pipeline parallelism, gives two verdicts (the training
+//! state alone, and with activations) and the smallest change that fits,
+//! the traffic each GPU sends a step, and the step's and the run's time.
 
 use leptos::prelude::*;
 
@@ -12,12 +14,13 @@ use super::shared;
 use crate::model::activations::{ActivationSetup, Recompute};
 use crate::model::choice::{options, Choice};
 use crate::model::memory::{fewest_gpus, fits, BytesPerParam, TrainingState, ZeroStage};
-use crate::model::planner::{fixes, Fix, Plan, MAX_GPUS};
-use crate::model::presets::{model_preset, model_sources, nearest_model, MODELS};
+use crate::model::pipeline::Schedule;
+use crate::model::planner::{fixes, Fix, Plan, PlanEstimate, MAX_GPUS};
+use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MODELS};
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, PARAMS, SEQ};
-use crate::model::units::{group_thousands, Bytes, Count};
-use crate::widgets::{Prediction, ReadoutData};
+use crate::model::units::{counted, group_thousands, Bytes, Count, Fraction};
+use crate::widgets::{Prediction, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PlannerParams>(
     About {
@@ -31,17 +34,31 @@ pub const FIGURE: Figure = Figure::of::<PlannerParams>(
     true,
 );
 
-const TEXT: &str = "<p>The planner puts the pieces of the explainer together for one GPU. The training state is the \
-16 bytes a parameter of the model's 1/(t·p) slice, sharded by ZeRO over the data-parallel degree d = N/(t·p). \
-Activations follow Korthikanti and colleagues: about sbh(34 + 5as/h) bytes a layer, divided by t where tensor and \
-sequence parallelism split them, down to sbh·34/t when the attention core is recomputed, and to 2sbh when only \
-each layer's input is kept. The first pipeline stage is the fullest, holding p micro-batches of its layers under \
-1F1B.</p>";
+const TEXT: &str = "<p>The planner puts the pieces of the explainer together for the GPU that holds the most. \
+Under pipeline parallelism that is an end of the pipeline: the first stage keeps the input embedding beside its \
+layers, the last the output layer and the final norm. Its training state is 16 bytes a parameter of that slice \
+(18 or 20 under other conventions), split t ways by tensor parallelism and sharded by ZeRO over the data-parallel \
+degree d = N/(t·p).</p>\
+<p>Activations are counted from the model's shape, term by term after Korthikanti and colleagues (2022): each \
+layer keeps its norms' and projections' inputs, its MLP's hidden values (three of them for a gated MLP) and, \
+unless FlashAttention recomputes them, the s × s attention scores, which at long sequences outweigh everything \
+else. Tensor parallelism divides what it splits by t, sequence parallelism the rest; selective recomputation drops \
+the attention core, full recomputation keeps only each layer's input. The first stage holds the most micro-batches \
+at once: all m under GPipe, p under 1F1B, and a little more under the interleaved schedule.</p>\
+<p>Time follows one convention in every figure: a GPU is busy for FLOP ÷ (GPUs × peak × MFU), and a pipeline's \
+step is that busy time divided by (1 − bubble). The MFU here is what the GPU sustains while busy; the MFU readout \
+is over the whole step, the bubble and recomputation's extra arithmetic included, as published runs report \
+it.</p>";
 
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const MICRO_BATCH: NumberSpec = NumberSpec::whole("micro-batch", 1.0, 1024.0);
+/// Model chunks per GPU for the interleaved schedule.
+pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 1.0, 64.0);
+/// The schedules a planned run may use (ZB-H1 is the `pp` figure's to explore).
+const SCHEDULES: [Schedule; 3] = [Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved];
 pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
-pub const PIPELINE_DEGREES: &[&str] = &["1", "2", "4", "8", "16", "32"];
+/// Pipeline stages: any count up to 512 (Narayanan et al.'s 530B model ran 35).
+pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 512.0);
 const ON_OFF: &[Opt] = &[("0", "Off"), ("1", "On")];
 /// The module's example: a 70-billion-parameter model.
 pub const DEFAULT_PARAMS: f64 = 70e9;
@@ -62,6 +79,8 @@ pub struct PlannerParams {
     pub micro_batch: u32,
     pub sequence_parallel: bool,
     pub recompute: Recompute,
+    pub schedule: Schedule,
+    pub chunks: u32,
 }
 
 impl Default for PlannerParams {
@@ -81,6 +100,8 @@ impl Default for PlannerParams {
             micro_batch: 1,
             sequence_parallel: false,
             recompute: Recompute::None,
+            schedule: Schedule::OneFOneB,
+            chunks: 2,
         }
     }
 }
@@ -97,16 +118,22 @@ impl PlannerParams {
             stage: self.stage,
             tensor: self.tensor,
             pipeline: self.pipeline,
+            schedule: self.schedule,
+            chunks: self.chunks,
             activations: ActivationSetup {
                 seq: f64::from(arch.seq),
                 micro_batch: f64::from(self.micro_batch),
                 tensor_parallel: self.tensor,
                 sequence_parallel: self.sequence_parallel,
                 recompute: self.recompute,
+                attention: self.scenario.attention(),
             },
             batch: self.scenario.batch,
             capacity: gpu.memory,
             bytes: self.scenario.bytes_per_param,
+            rate: self.scenario.rate(),
+            flop: self.scenario.flop,
+            tokens: self.scenario.tokens,
         }
     }
 
@@ -132,6 +159,10 @@ impl PlannerParams {
             }
         }
     }
+}
+
+fn schedule_options() -> Vec<Opt> {
+    SCHEDULES.iter().map(|s| (s.id(), s.label())).collect()
 }
 
 fn model_options() -> Vec<Opt> {
@@ -175,14 +206,29 @@ pub fn try_answers(capacity: Bytes) -> TryAnswers {
 /// Everything the `planner` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannerData {
-    /// One GPU's memory, part by part, against its capacity.
+    /// The most loaded GPU's memory, part by part, against its capacity.
     pub memory: MemoryBarData,
     pub layout: String,
+    /// The architecture behind the activations, named, so that a size typed
+    /// in says which preset's shape (and sequence length) it took.
+    pub shape: String,
     pub state_per_gpu: ReadoutData,
     pub capacity: ReadoutData,
+    pub state_fits: ReadoutData,
     pub fits: ReadoutData,
     pub traffic: ReadoutData,
+    pub micro_batches: ReadoutData,
+    pub bubble: ReadoutData,
+    pub step_time: ReadoutData,
+    pub tokens_per_gpu_per_second: ReadoutData,
+    pub train_time: ReadoutData,
+    pub mfu: ReadoutData,
+    /// Both verdicts and the smallest fix, in words.
     pub verdict: String,
+    /// The step and the run, in words.
+    pub timing: String,
+    /// Where the activations' count differs from Megatron-LM's report, if it does.
+    pub caveat: Option<String>,
     pub summary: String,
     pub answers: TryAnswers,
 }
@@ -192,6 +238,7 @@ fn describe(fix: Fix, plan: &Plan) -> String {
         Fix::Recompute(Recompute::Selective) => "turn on selective recomputation".to_string(),
         Fix::Recompute(_) => "turn on full recomputation".to_string(),
         Fix::Stage(stage) => format!("move to {}", stage.label()),
+        Fix::Tensor(t) => format!("split each layer over {t} GPUs (tensor parallelism)"),
         Fix::Gpus(gpus) => format!(
             "use {} GPUs at {}",
             group_thousands(f64::from(gpus)),
@@ -204,6 +251,66 @@ fn describe(fix: Fix, plan: &Plan) -> String {
     }
 }
 
+/// Both verdicts in words, with the smallest single changes that fit.
+fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
+    let capacity = plan.capacity.capacity_text();
+    let (state, total) = (estimate.state.total(), estimate.total);
+    if estimate.fits {
+        return format!(
+            "Fits: {state} of training state and {} of activations, {total} of {capacity}, with {} to spare.",
+            estimate.activations,
+            Bytes(plan.capacity.value() - total.value())
+        );
+    }
+    let first = if estimate.state_fits {
+        format!(
+            "The training state fits, {state} of {capacity}; with the activations at sequence {} it needs {total}",
+            group_thousands(plan.activations.seq)
+        )
+    } else {
+        format!("The training state alone, {state}, does not fit in {capacity}; with activations it needs {total}")
+    };
+    let found = fixes(plan);
+    if found.is_empty() {
+        format!("{first}, and no single change is enough: combine them, or add tensor and pipeline parallelism.")
+    } else {
+        let options: Vec<String> = found.iter().map(|&f| describe(f, plan)).collect();
+        format!(
+            "{first}. The smallest change that fits: {}.",
+            options.join("; or ")
+        )
+    }
+}
+
+/// Megatron-LM's report counts 4·ffn/h a layer for the MLP, right for a
+/// GELU MLP; a gated one keeps a third value (6·ffn/h here).
+fn caveat(params: &PlannerParams) -> Option<String> {
+    (params.scenario.arch().mlp == Mlp::SwiGlu).then(|| {
+        "This model's MLP is gated (SwiGLU): its activations count three hidden values a token, 6·ffn/h bytes, where \
+         Megatron-LM's theoretical memory report counts two (4·ffn/h) for any MLP, so ours are the larger."
+            .to_string()
+    })
+}
+
+/// The step and the run in words.
+fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimate) -> String {
+    format!(
+        "A step of {} sequences runs {} of {} through each pipeline ({}) in {}, {}; the bubble idles \
+         {} of it. {} tokens take {}: {} tokens a second on each GPU, {} of the peak over the whole step.",
+        group_thousands(plan.batch),
+        counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
+        counted(f64::from(params.micro_batch), "sequence", "sequences"),
+        plan.schedule.label(),
+        estimate.step_time,
+        shared::rate_note(&params.scenario),
+        Fraction(estimate.bubble),
+        Count(plan.tokens),
+        estimate.train_time,
+        group_thousands(estimate.tokens_per_gpu_per_second.round()),
+        Fraction(estimate.mfu),
+    )
+}
+
 /// Computes the figure from its parameters.
 pub fn data(params: &PlannerParams) -> PlannerData {
     let plan = params.plan();
@@ -213,7 +320,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let memory = MemoryBarData::new(
         &[
             ("weights", "weights", "Weights", state.weights),
-            ("gradients", "gradients", "Gradients", state.gradients),
+            ("gradients", "gradients", "Gradients", state.all_gradients()),
             (
                 "master",
                 "master-weights",
@@ -235,24 +342,9 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         ],
         plan.capacity,
     );
-    let found = fixes(&plan);
     let capacity = plan.capacity.capacity_text();
-    let verdict = if estimate.fits {
-        format!(
-            "Fits: {total} of {capacity}, with {} to spare.",
-            Bytes(plan.capacity.value() - total.value())
-        )
-    } else if found.is_empty() {
-        format!(
-            "Does not fit: {total} against {capacity}, and no single change is enough; combine them, or add tensor and pipeline parallelism."
-        )
-    } else {
-        let options: Vec<String> = found.iter().map(|&f| describe(f, &plan)).collect();
-        format!(
-            "Does not fit: {total} against {capacity}. The smallest change that fits: {}.",
-            options.join("; or ")
-        )
-    };
+    let verdict = verdict(&plan, &estimate);
+    let timing = timing(params, &plan, &estimate);
     let group = plan.tensor.max(1) * plan.pipeline.max(1);
     let layout = format!(
         "{} GPUs = {} tensor × {} pipeline × {} data-parallel{}",
@@ -276,8 +368,8 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
     };
     let summary = format!(
-        "{shape} on {layout}. Each GPU holds {} of training state and {} of activations, {total} in all against its \
-         {capacity}, and sends {} a step. {verdict}",
+        "{shape} on {layout}. The most loaded GPU holds {} of training state and {} of activations, {total} in all \
+         against its {capacity}, and sends {} a step. {verdict} {timing}",
         state.total(),
         estimate.activations,
         estimate.traffic,
@@ -286,22 +378,69 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let summary = shape_chars.next().map_or(String::new(), |first| {
         first.to_uppercase().chain(shape_chars).collect()
     });
+    let rate = shared::rate_note(&params.scenario);
+    let arch = plan.arch;
+    let dimensions = format!(
+        "{} layers, width {}, sequence {}",
+        arch.layers,
+        group_thousands(f64::from(arch.hidden)),
+        group_thousands(f64::from(arch.seq))
+    );
+    let shape = if params.model_chosen {
+        format!("{}: {dimensions}", params.scenario.model.name)
+    } else {
+        format!(
+            "{} parameters in the shape of the nearest preset, {}: {dimensions}",
+            Count(plan.params),
+            params.scenario.model.name
+        )
+    };
     PlannerData {
         memory,
         layout,
-        state_per_gpu: ReadoutData::bytes("state-per-gpu", "Training state per GPU", state.total()),
+        shape,
+        state_per_gpu: ReadoutData::bytes(
+            "state-per-gpu",
+            "Training state, most loaded GPU",
+            state.total(),
+        ),
         capacity: ReadoutData {
-            // As the maker states it: "80 GB", not "80.0 GB".
-            text: capacity.clone(),
+            // As the device reports it: "80 GiB", not "85.9 GB".
+            text: capacity,
             ..ReadoutData::bytes("capacity", "GPU memory", plan.capacity)
         },
-        fits: ReadoutData::yes_no("fits", "Fits", estimate.fits),
+        state_fits: ReadoutData::yes_no("state-fits", "Training state fits", estimate.state_fits),
+        fits: ReadoutData::yes_no("fits", "Fits with activations", estimate.fits),
         traffic: ReadoutData::bytes(
             "traffic-per-step",
             "Sent per GPU, per step",
             estimate.traffic,
         ),
+        micro_batches: ReadoutData::count(
+            "micro-batches",
+            "Micro-batches a step",
+            f64::from(estimate.micro_batches),
+        ),
+        bubble: ReadoutData::fraction("bubble", "Bubble", estimate.bubble),
+        step_time: ReadoutData::seconds("step-time", "Step time", estimate.step_time)
+            .with_note(rate.clone()),
+        tokens_per_gpu_per_second: ReadoutData::new(
+            "tokens-per-gpu-per-second",
+            "Tokens per GPU per second",
+            estimate.tokens_per_gpu_per_second,
+            group_thousands(estimate.tokens_per_gpu_per_second.round()),
+            Unit::Count,
+        ),
+        train_time: ReadoutData::seconds(
+            "train-time",
+            format!("{} tokens take", Count(plan.tokens)),
+            estimate.train_time,
+        )
+        .with_note(rate),
+        mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu),
         verdict,
+        timing,
+        caveat: caveat(params),
         summary,
         answers: try_answers(plan.capacity),
     }
@@ -361,15 +500,38 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help("Tensor-parallel degree t."),
-        Param::<Self>::choice(
-            "pp",
+        Param::<Self>::number(
             "Pipeline stages",
-            || plain_options(PIPELINE_DEGREES),
-            |p| number_id(PIPELINE_DEGREES, p.pipeline),
-            |p, id| p.pipeline = id.parse().unwrap_or(p.pipeline),
+            STAGES,
+            |p| f64::from(p.pipeline),
+            |p, v| p.pipeline = v as u32,
+        )
+        .text_box()
+        .help("Pipeline stages p, 1 to 512."),
+        Param::<Self>::choice(
+            "schedule",
+            "Pipeline schedule",
+            schedule_options,
+            |p| p.schedule.id(),
+            |p, id| {
+                if let Some(schedule) = SCHEDULES.iter().find(|s| s.id() == id) {
+                    p.schedule = *schedule;
+                }
+            },
         )
         .toggle()
-        .help("Pipeline stages p."),
+        .shown_when(|p| p.pipeline > 1)
+        .help("How the pipeline orders its micro-batches: `1f1b` (default), `gpipe` or `interleaved`."),
+        Param::<Self>::number(
+            "Model chunks per GPU",
+            CHUNKS,
+            |p| f64::from(p.chunks),
+            |p, v| p.chunks = v as u32,
+        )
+        .text_box()
+        .shown_when(|p| p.pipeline > 1 && p.schedule == Schedule::Interleaved)
+        .help("Model chunks per GPU under the interleaved schedule (default 2)."),
+        shared::batch(),
         Param::<Self>::number(
             "Sequence length (tokens)",
             SEQ,
@@ -397,6 +559,7 @@ impl Params for PlannerParams {
         .help(
             "Split the norms and dropouts of a tensor-parallel group along the sequence: 0 or 1.",
         ),
+        shared::attention(),
         Param::<Self>::choice(
             "recompute",
             "Recomputation",
@@ -408,6 +571,9 @@ impl Params for PlannerParams {
         .help(
             "Activation recomputation: none, selective (the attention core) or full (each layer).",
         ),
+        shared::tokens(),
+        shared::mfu(),
+        shared::flop(),
     ];
 
     fn data(&self) -> PlannerData {
@@ -417,7 +583,7 @@ impl Params for PlannerParams {
     fn readouts(d: &PlannerData) -> Vec<ReadoutData> {
         let mut all = vec![d.state_per_gpu.clone()];
         all.extend(d.memory.segments.iter().map(|s| s.readout.clone()));
-        all.extend([d.capacity.clone(), d.fits.clone(), d.traffic.clone()]);
+        all.extend(Self::panel(d).into_iter().skip(1));
         all
     }
 
@@ -425,8 +591,15 @@ impl Params for PlannerParams {
         vec![
             d.state_per_gpu.clone(),
             d.capacity.clone(),
+            d.state_fits.clone(),
             d.fits.clone(),
             d.traffic.clone(),
+            d.micro_batches.clone(),
+            d.bubble.clone(),
+            d.step_time.clone(),
+            d.tokens_per_gpu_per_second.clone(),
+            d.train_time.clone(),
+            d.mfu.clone(),
         ]
     }
 
@@ -491,10 +664,13 @@ impl Params for PlannerParams {
         view! {
             <div class="figure__diagram fig-planner">
                 <p class="fig-planner__caption">{move || data.with(|d| d.layout.clone())}</p>
+                <p class="fig-planner__shape">{move || data.with(|d| d.shape.clone())}</p>
                 <MemoryBar data=Memo::new(move |_| data.with(|d| d.memory.clone()))/>
                 <p class="fig-planner__verdict" class:fig-planner__verdict--over=move || data.with(|d| d.fits.value == 0.0)>
                     {move || data.with(|d| d.verdict.clone())}
                 </p>
+                <p class="fig-planner__timing">{move || data.with(|d| d.timing.clone())}</p>
+                {move || data.with(|d| d.caveat.clone()).map(|caveat| view! { <p class="fig-planner__caveat">{caveat}</p> })}
             </div>
         }
         .into_any()
@@ -580,13 +756,15 @@ mod tests {
         }
     }
 
-    /// A model preset brings its own size (Llama 3 8B adds up to 8.03B)
+    /// A model preset brings its own size (Llama 3 8B's shape adds up to
+    /// 8,030,261,248: 32 × 218,112,000 in its layers, 2 × 525,336,576 in
+    /// its untied embedding and output layer, 4,096 in its final norm)
     /// unless `params` is given; `params` alone picks the nearest shape.
     #[test]
     fn a_model_preset_brings_its_own_size_unless_params_is_given() {
         let mut notices = Vec::new();
         let read = |search| PlannerParams::from_query(&Query::parse(search), &mut Vec::new());
-        assert_eq!(read("model=llama3-8b").scenario.params(), 8.03e9);
+        assert_eq!(read("model=llama3-8b").scenario.params(), 8_030_261_248.0);
         assert_eq!(read("model=llama3-8b&params=9B").scenario.params(), 9e9);
         let p = read("params=175B");
         assert_eq!(p.scenario.model.id, "gpt3-175b");
@@ -615,12 +793,51 @@ mod tests {
         assert_eq!((answers.fewest, answers.power_of_two), (Some(14), Some(16)));
     }
 
-    /// Llama 2 7B on 64 GPUs under ZeRO-3 fits its training state but not
-    /// its activations; selective recomputation is the smallest fix.
+    /// The module's "Try" asks whether the training state fits: 16 × 70e9
+    /// / 16 = 70 GB of 80 at `stage=3&gpus=16`. With Llama 2 70B's
+    /// activations at sequence 4,096 (FlashAttention, nothing recomputed:
+    /// (14.5h + 6·ffn)·s = 1.19 GB a layer, 80 layers) it does not; full
+    /// recomputation keeps 2sbh a layer, 5.4 GB, and the output layer's
+    /// 0.7 GB: 76.1 GB, which fits.
+    #[test]
+    fn two_verdicts_for_the_modules_try() {
+        let params = PlannerParams::from_query(&Query::parse("stage=3&gpus=16"), &mut Vec::new());
+        let d = data(&params);
+        assert_eq!((d.state_fits.value, d.fits.value), (1.0, 0.0));
+        assert!(d.verdict.starts_with("The training state fits, 70.0 GB of 80 GB; with the activations at sequence 4,096 it needs"), "{}", d.verdict);
+        assert!(
+            d.verdict.contains("turn on full recomputation"),
+            "{}",
+            d.verdict
+        );
+        let recomputed = data(&PlannerParams {
+            recompute: Recompute::Full,
+            ..params
+        });
+        assert_eq!(recomputed.fits.value, 1.0);
+        let expected = 70e9
+            + 80.0 * 2.0 * 4096.0 * 8192.0
+            + 4.0 * 4096.0 * (8192.0 + 32000.0)
+            + 4096.0 * (8.0 + 8192.0);
+        let total: f64 = recomputed
+            .memory
+            .segments
+            .iter()
+            .map(|s| s.readout.value)
+            .sum();
+        assert!(
+            (total / expected - 1.0).abs() < 1e-9,
+            "{total} vs {expected}"
+        );
+    }
+
+    /// Llama 2 7B on 64 GPUs under ZeRO-3 with the attention scores stored
+    /// fits its training state but not its activations; selective
+    /// recomputation is the smallest fix.
     #[test]
     fn the_smallest_fix_is_named() {
         let tight = PlannerParams::from_query(
-            &Query::parse("model=llama2-7b&gpus=64&stage=3"),
+            &Query::parse("model=llama2-7b&gpus=64&stage=3&attention=standard"),
             &mut Vec::new(),
         );
         let d = data(&tight);

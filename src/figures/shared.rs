@@ -1,11 +1,15 @@
-//! Controls for the shared keys (model, GPU, tokens), which the scenario
+//! Controls for the shared keys (model, GPU, rate, FLOP count, attention
+//! kernel, tokens, batch), which the scenario
 //! reads and writes (`model/scenario.rs`): a figure puts them in its table
 //! where it wants them shown.
 
 use super::figure::Params;
-use super::param::{Opt, Param};
+use super::param::{set_option, Opt, Param};
+use crate::model::activations::Attention;
+use crate::model::choice::{options, Choice};
+use crate::model::compute::FlopCount;
 use crate::model::presets::{gpu_preset, gpu_sources, model_preset, model_sources, GPUS, MODELS};
-use crate::model::scenario::{Scenario, TOKENS};
+use crate::model::scenario::{Scenario, BATCH, MFU, TOKENS};
 use crate::model::units::Count;
 
 /// The model as a sentence's subject names it: "Llama 2 7B, 6.74B
@@ -16,7 +20,7 @@ pub fn model_phrase(scenario: &Scenario) -> String {
     let name = scenario.model.name;
     if scenario
         .params_override
-        .is_some_and(|p| p != scenario.model.arch.parameter_count())
+        .is_some_and(|p| p != scenario.model.params())
     {
         format!("A custom model of {psi} parameters, shaped like {name},")
     } else {
@@ -66,7 +70,93 @@ pub const fn gpu<P: Params>() -> Param<P> {
     .shared()
 }
 
-/// Training tokens, on a slider in steps of 50B.
+/// What a time assumes, to show beside it: `at 40% of 989 TFLOP/s`, or
+/// with `tflops` given, `at 400 TFLOP/s sustained`.
+pub fn rate_note(scenario: &Scenario) -> String {
+    let rate = scenario.rate();
+    if scenario.tflops_override.is_some() {
+        format!("at {} sustained", rate.peak)
+    } else {
+        format!("at {} of {}", percent(rate.mfu), rate.peak)
+    }
+}
+
+/// A fraction as a percentage to at most one decimal: `40%`, `42.5%`.
+fn percent(fraction: f64) -> String {
+    format!("{}%", (fraction * 1000.0).round() / 10.0)
+}
+
+/// The fraction of the GPU's peak sustained while busy; hidden while the
+/// URL's `tflops` sets the rate itself (the time readouts then say so).
+pub const fn mfu<P: Params>() -> Param<P> {
+    Param::number(
+        "Utilisation (MFU)",
+        MFU,
+        |p: &P| p.scenario().map_or(1.0, |s| s.rate().mfu),
+        |p: &mut P, value| {
+            if let Some(scenario) = p.scenario_mut() {
+                scenario.mfu_override = Some(value);
+            }
+        },
+    )
+    .slider(MFU.min, |_| MFU.max, 0.01, percent)
+    .shown_when(|p: &P| p.scenario().is_some_and(|s| s.tflops_override.is_none()))
+    .shared()
+}
+
+/// How training FLOP are counted.
+pub const fn flop<P: Params>() -> Param<P> {
+    Param::choice(
+        "flop",
+        "FLOP count",
+        options::<FlopCount>,
+        |p: &P| p.scenario().map_or("", |s| s.flop.id()),
+        |p: &mut P, id| {
+            if let Some(scenario) = p.scenario_mut() {
+                set_option(&mut scenario.flop, id);
+            }
+        },
+    )
+    .toggle()
+    .shared()
+}
+
+/// The attention kernel; the model's own is kept as no override.
+pub const fn attention<P: Params>() -> Param<P> {
+    Param::choice(
+        "attention",
+        "Attention kernel",
+        options::<Attention>,
+        |p: &P| p.scenario().map_or("", |s| s.attention().id()),
+        |p: &mut P, id| {
+            if let (Some(scenario), Some(kernel)) = (p.scenario_mut(), Attention::from_id(id)) {
+                scenario.attention_override =
+                    (kernel != scenario.model.attention).then_some(kernel);
+            }
+        },
+    )
+    .toggle()
+    .shared()
+}
+
+/// The global batch, in sequences.
+pub const fn batch<P: Params>() -> Param<P> {
+    Param::number(
+        "Global batch (sequences)",
+        BATCH,
+        |p: &P| p.scenario().map_or(0.0, |s| s.batch),
+        |p: &mut P, value| {
+            if let Some(scenario) = p.scenario_mut() {
+                scenario.batch = value;
+            }
+        },
+    )
+    .text_box()
+    .shared()
+}
+
+/// Training tokens, on a slider from 50B to 2T in steps of 50B (the
+/// seeds' range), log-scale over 1B to 1,000T once a value lies beyond it.
 pub const fn tokens<P: Params>() -> Param<P> {
     Param::number(
         "Training tokens",
@@ -79,10 +169,14 @@ pub const fn tokens<P: Params>() -> Param<P> {
         },
     )
     .slider(
-        TOKENS.min,
-        |_| TOKENS.max,
-        50e9,
+        TOKEN_SLIDER.0,
+        |_| TOKEN_SLIDER.1,
+        TOKEN_SLIDER.0,
         |tokens| Count(tokens).to_string(),
     )
+    .log_beyond()
     .shared()
 }
+
+/// The tokens slider's own range, the seeds': 50B to 2T.
+const TOKEN_SLIDER: (f64, f64) = (50e9, 2e12);

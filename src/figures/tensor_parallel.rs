@@ -155,7 +155,7 @@ pub fn data(params: &TpParams) -> TpData {
         &arch,
         t,
         tokens,
-        gpu.sustained(),
+        scenario.rate().sustained(),
         params.link.bandwidth(&gpu),
     );
     let state = TrainingState::per_gpu(
@@ -202,8 +202,10 @@ pub fn data(params: &TpParams) -> TpData {
         ),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
         sent_per_gpu_layer: ReadoutData::bytes("sent-per-gpu-layer", "Sent per GPU, per layer", cost.sent),
-        comm_time: ReadoutData::seconds("comm-time", "Communication, per layer", cost.comm),
-        compute_time: ReadoutData::seconds("compute-time", "Computation, per layer", cost.compute),
+        comm_time: ReadoutData::seconds("comm-time", "Communication, per layer", cost.comm)
+            .with_note(format!("at {}", params.link.bandwidth(&gpu))),
+        compute_time: ReadoutData::seconds("compute-time", "Computation, per layer", cost.compute)
+            .with_note(shared::rate_note(scenario)),
         comm_over_compute: ReadoutData::ratio("comm-over-compute", "Comm ÷ compute", ratio, 2),
         caption: format!(
             "One MLP block split {t} ways: tall blocks hold columns of W₁, wide ones rows of W₂. Attention splits the \
@@ -237,6 +239,7 @@ impl Params for TpParams {
         .help("The link the four all-reduces a layer cross."),
         shared::model(),
         shared::gpu(),
+        shared::mfu(),
     ];
 
     fn data(&self) -> TpData {

@@ -13,7 +13,7 @@ use crate::model::pipeline::stage_layers;
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::three_d::{estimate, Layout};
-use crate::model::units::{group_thousands, Count, Fraction};
+use crate::model::units::{counted, group_thousands, Count, Fraction};
 use crate::widgets::ReadoutData;
 
 pub const FIGURE: Figure = Figure::of::<ThreeDParams>(
@@ -144,9 +144,9 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
     let result = estimate(
         &layout,
         scenario.params(),
-        scenario.tokens,
+        scenario.training_flop(),
         scenario.batch.max(1.0) as u32,
-        gpu.sustained(),
+        scenario.rate().sustained(),
         gpu.gpus_per_node,
         scenario.bytes_per_param,
     );
@@ -186,9 +186,11 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         group_thousands(f64::from(result.nodes)),
     );
     let summary = format!(
-        "{t} tensor-parallel × {p} pipeline × {d} data-parallel GPUs make {gpus} GPUs on {nodes} nodes. With {zero}, \
+        "{t} tensor-parallel × {p} pipeline × {d} data-parallel GPUs make {gpus_counted} on {nodes_counted}. With {zero}, \
          each GPU holds {state} of training state. Each pipeline gets {m} micro-batches of the {batch}-sequence batch, \
          so the bubble is {bubble}, and {tokens} tokens take about {time} with ideal scaling, bubble included.",
+        gpus_counted = counted(f64::from(result.gpus), "GPU", "GPUs"),
+        nodes_counted = counted(f64::from(result.nodes), "node", "nodes"),
         d = group_thousands(f64::from(d)),
         m = group_thousands(f64::from(result.micro_batches)),
         batch = group_thousands(scenario.batch),
@@ -211,7 +213,8 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         nodes: ReadoutData::count("nodes", "Nodes", f64::from(result.nodes)),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
         bubble: ReadoutData::fraction("bubble", "Pipeline bubble", result.bubble),
-        train_time: ReadoutData::seconds("train-time", format!("{} tokens take", Count(scenario.tokens)), result.time),
+        train_time: ReadoutData::seconds("train-time", format!("{} tokens take", Count(scenario.tokens)), result.time)
+            .with_note(shared::rate_note(scenario)),
         summary,
     }
 }
@@ -276,6 +279,8 @@ impl Params for ThreeDParams {
         .help("Data-parallel replicas d: 1 to 64 on the slider, up to 1,024 in a link."),
         shared::model(),
         shared::gpu(),
+        shared::mfu(),
+        shared::flop(),
     ];
 
     fn data(&self) -> ThreeDData {
@@ -342,7 +347,7 @@ impl Params for ThreeDParams {
                 </div>
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
                 <p class="fig-3d__equation">{move || data.with(|d| d.equation.clone())}</p>
-                <p class="fig-3d__note">"Days assume the GPU's sustained rate and ignore communication."</p>
+                <p class="fig-3d__note">"Days: busy time = FLOP ÷ (GPUs × peak × MFU), divided by (1 − bubble); communication is assumed hidden behind computation."</p>
             </div>
         }
         .into_any()

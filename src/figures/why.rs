@@ -8,7 +8,8 @@ use super::figure::{About, Figure, Params, Part};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::Param;
 use super::shared;
-use crate::model::compute::{training_flop, training_time};
+use crate::model::choice::Choice;
+use crate::model::compute::training_time;
 use crate::model::memory::{fill, fits, TrainingState};
 use crate::model::scenario::Scenario;
 use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
@@ -142,8 +143,9 @@ pub fn data(params: &WhyParams) -> WhyData {
         gpu.memory,
     );
     let over = fill(total, gpu.memory);
-    let compute = training_flop(psi, scenario.tokens, false);
-    let rate = gpu.sustained();
+    let compute = scenario.training_flop();
+    let rate = scenario.rate().sustained();
+    let note = shared::rate_note(scenario);
     let time_bars: Vec<TimeBar> = GPU_COUNTS
         .iter()
         .map(|&(gpus, id)| {
@@ -156,7 +158,7 @@ pub fn data(params: &WhyParams) -> WhyData {
             TimeBar {
                 percent: log_percent(time.value()),
                 clipped: time.value() > AXIS_SECONDS.1,
-                readout: ReadoutData::seconds(id, label, time),
+                readout: ReadoutData::seconds(id, label, time).with_note(note.clone()),
             }
         })
         .collect();
@@ -196,7 +198,7 @@ pub fn data(params: &WhyParams) -> WhyData {
             bytes.gradients,
             bytes.k()
         ),
-        time_caption: format!("Time to train at {rate} per GPU, with perfect scaling"),
+        time_caption: format!("Time to train, each GPU {note}, with perfect scaling"),
         training_state: ReadoutData::bytes("training-state", "Training state", total),
         over_gpu: ReadoutData::ratio(
             "over-gpu",
@@ -204,7 +206,11 @@ pub fn data(params: &WhyParams) -> WhyData {
             over,
             2,
         ),
-        compute: ReadoutData::flop("compute", "Compute, 6ND", compute),
+        compute: ReadoutData::flop(
+            "compute",
+            format!("Compute, {}", scenario.flop.label()),
+            compute,
+        ),
         time_bars,
         ticks,
         summary,
@@ -214,7 +220,13 @@ pub fn data(params: &WhyParams) -> WhyData {
 impl Params for WhyParams {
     type Data = WhyData;
 
-    const TABLE: &'static [Param<Self>] = &[shared::tokens(), shared::model(), shared::gpu()];
+    const TABLE: &'static [Param<Self>] = &[
+        shared::tokens(),
+        shared::model(),
+        shared::gpu(),
+        shared::mfu(),
+        shared::flop(),
+    ];
 
     fn data(&self) -> WhyData {
         data(self)
@@ -290,6 +302,7 @@ impl Params for WhyParams {
 mod tests {
     use super::*;
     use crate::model::presets::gpu_preset;
+    use crate::model::query::Query;
 
     /// 50B tokens instead of 2T: 40 times less compute and time (6ND is
     /// linear in D), the same memory. 6 × 6.74e9 × 50e9 = 2.02e21 FLOP; at
@@ -305,13 +318,36 @@ mod tests {
         assert!(d.time_bars[0].percent < data(&WhyParams::default()).time_bars[0].percent);
     }
 
-    /// MI300X has 192 GB: 107.84 / 192 = 0.56, and the state fits.
+    /// The course module's example, past the old 2T wall: 8B parameters
+    /// (Llama 3 8B's 8,030,261,248) on 15T tokens is 6 × 8.03e9 × 15e12 =
+    /// 7.2e23 FLOP; at 4e14 FLOP/s that is 1.81e9 s, 57.3 years.
+    #[test]
+    fn fifteen_trillion_tokens() {
+        let mut notices = Vec::new();
+        let params = WhyParams::from_query(
+            &Query::parse("model=llama3-8b&tokens=15T&tflops=400"),
+            &mut notices,
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        let d = data(&params);
+        assert_eq!(d.compute.text, "7.2e23 FLOP");
+        assert_eq!(d.time_bars[0].readout.text, "57.3 years");
+        assert_eq!(
+            d.time_bars[0].readout.note.as_deref(),
+            Some("at 400 TFLOP/s sustained")
+        );
+        let largest = WhyParams::from_query(&Query::parse("tokens=1000T"), &mut notices);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(largest.scenario.tokens, 1e15);
+    }
+
+    /// MI300X has 192 GiB, 206.16e9 bytes: 107.84 / 206.16 = 0.52, and the state fits.
     #[test]
     fn a_larger_gpu_moves_the_line() {
         let mut params = WhyParams::default();
         params.scenario.gpu = gpu_preset("mi300x").unwrap();
         let d = data(&params);
-        assert_eq!(d.over_gpu.text, "0.56×");
+        assert_eq!(d.over_gpu.text, "0.52×");
         assert!((d.memory.capacity_percent - 100.0).abs() < 1e-9);
         assert!(d.summary.contains("it fits"));
     }

@@ -148,7 +148,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     let total = kept.total();
     let scale = total.value().max(gpu.memory.value());
     let smaller = full.total().value() / total.value();
-    let sent = data_parallel_sent(bytes.reduced_gradient_of(psi), n, params.stage);
+    let sent = data_parallel_sent(bytes, psi, n, params.stage);
     let fit = fits(total, gpu.memory);
     let floor = match params.stage {
         ZeroStage::None => "nothing is sharded, so every GPU keeps the whole state".to_string(),

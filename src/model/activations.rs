@@ -1,28 +1,30 @@
 //! Activation memory: what the backward pass needs kept from the forward pass.
 //!
 //! Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-//! Transformer Models" (arXiv:2205.05198), section 4 and Table 2, for one
-//! transformer layer with sequence length s, micro-batch b, width h, a heads,
-//! 16-bit activations and tensor-parallel degree t, in bytes:
+//! Transformer Models" (arXiv:2205.05198), section 4.1, count the bytes one
+//! transformer layer stores, with sequence length s, micro-batch b, width h,
+//! a heads, 16-bit activations and tensor-parallel degree t. For their GPT
+//! block (a 4h GELU MLP, full K/V heads, attention scores stored) that gives
+//! Table 2:
 //!
-//! | setting                                   | bytes per layer          |
-//! |-------------------------------------------|--------------------------|
-//! | no parallelism (eq. 1)                    | sbh(34 + 5as/h)          |
-//! | tensor parallel (eq. 2)                   | sbh(10 + 24/t + 5as/ht)  |
-//! | tensor + sequence parallel (eq. 3)        | sbh(34/t + 5as/ht)       |
-//! | tensor parallel, selective recompute      | sbh(10 + 24/t)           |
-//! | tensor + sequence parallel, selective     | sbh(34/t)                |
-//! | full recompute                            | 2sbh                     |
+//! | setting                                           | bytes per layer          |
+//! |---------------------------------------------------|--------------------------|
+//! | no parallelism (eq. 1)                            | sbh(34 + 5as/h)          |
+//! | tensor parallel (eq. 2)                           | sbh(10 + 24/t + 5as/ht)  |
+//! | tensor + sequence parallel (eq. 4)                | sbh(34/t + 5as/ht)       |
+//! | tensor parallel, selective recompute              | sbh(10 + 24/t)           |
+//! | tensor + sequence parallel, selective (eq. 6)     | sbh(34/t)                |
+//! | full recompute                                    | 2sbh                     |
 //!
-//! Under full recomputation only each layer's input is kept; with sequence
-//! parallelism that input is the rank's 1/t slice of the sequence, 2sbh/t
-//! (Megatron-LM keeps the checkpoint sequence-sharded).
-//! The constants 34 and 5as/h assume the paper's GPT block (a 4h MLP, no
-//! grouped-query attention); they are used as is for every preset.
+//! Here each term is derived from the model's shape instead, so the same
+//! count serves gated FFNs, grouped-query attention and FlashAttention; for
+//! the GPT block it is exactly Table 2 (tested). Under full recomputation
+//! only each layer's input is kept; with sequence parallelism that input is
+//! the rank's 1/t slice of the sequence (Megatron-LM keeps it sharded).
 
 use super::choice::Choice;
-use super::pipeline::{layers_per_stage, peak_in_flight, Schedule};
-use super::presets::Architecture;
+use super::pipeline::{layers_per_stage, Schedule};
+use super::presets::{Architecture, Mlp};
 use super::units::Bytes;
 
 /// Bytes of one activation value (fp16/bf16).
@@ -33,8 +35,8 @@ pub const ACTIVATION_BYTES: f64 = 2.0;
 pub enum Recompute {
     /// Keep every activation.
     None,
-    /// Recompute only the attention core (softmax, dropout, QKᵀ, ×V): the
-    /// 5as/h term, cheap to redo and expensive to store (Korthikanti et al., section 5).
+    /// Recompute only the attention core (softmax, dropout, QKᵀ, ×V): cheap
+    /// to redo and, stored, the 5as/h term (Korthikanti et al., section 5).
     Selective,
     /// Keep only each layer's input and recompute the whole layer.
     Full,
@@ -60,6 +62,36 @@ impl Choice for Recompute {
     }
 }
 
+/// How the attention core is computed, which decides what it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Attention {
+    /// Fused and tiled (Dao et al. 2022, FlashAttention, section 3.1): the
+    /// s × s scores are never stored; the backward pass recomputes them from
+    /// each row's softmax statistics, kept in fp32.
+    Flash,
+    /// Softmax output, its dropout mask and the dropout's output stored for
+    /// every score: Korthikanti et al.'s 5as²b bytes.
+    Standard,
+}
+
+impl Choice for Attention {
+    const ALL: &'static [Self] = &[Attention::Flash, Attention::Standard];
+
+    fn id(self) -> &'static str {
+        match self {
+            Attention::Flash => "flash",
+            Attention::Standard => "standard",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Attention::Flash => "FlashAttention",
+            Attention::Standard => "Scores stored",
+        }
+    }
+}
+
 /// The hidden state of `tokens` tokens (s·b of them): s·b·h values of 2 bytes.
 /// It is what crosses a pipeline boundary and what a tensor-parallel
 /// all-reduce sums.
@@ -79,38 +111,134 @@ pub struct ActivationSetup {
     /// Sequence parallelism (split the norms and dropouts along the sequence).
     pub sequence_parallel: bool,
     pub recompute: Recompute,
+    pub attention: Attention,
 }
 
-/// Activation bytes one GPU keeps for one layer (Korthikanti et al. 2022, Table 2).
-pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+impl ActivationSetup {
+    fn t(&self) -> f64 {
+        f64::from(self.tensor_parallel.max(1))
+    }
+
+    /// What tensor parallelism leaves whole is split too when sequence parallelism is on.
+    fn whole_divisor(&self) -> f64 {
+        if self.sequence_parallel {
+            self.t()
+        } else {
+            1.0
+        }
+    }
+}
+
+/// One layer's stored bytes, by what tensor parallelism does to them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerTerms {
+    /// Left whole by tensor parallelism (split by sequence parallelism): the
+    /// two norms' inputs (2 × 2sbh), the inputs of attention and of the MLP
+    /// (2sbh each) and the two dropout masks (sbh each): 10sbh.
+    pub whole: f64,
+    /// Split t ways: Q (2sbh), K and V (2sb × their width each), the output
+    /// projection's input (2sbh) and the MLP's hidden values: a GELU MLP
+    /// keeps its activation's input and output (2 × 2sbf); a gated one the
+    /// gate's and the up projection's outputs and their product (3 × 2sbf).
+    pub split: f64,
+    /// The attention core, split t ways: 5as²b stored scores, or with
+    /// FlashAttention the fp32 softmax statistics, 4asb.
+    pub core: f64,
+}
+
+/// The terms of one layer's activations, no parallelism, no recomputation.
+pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
+    let (s, b) = (setup.seq, setup.micro_batch);
     let h = f64::from(arch.hidden);
-    let t = f64::from(setup.tensor_parallel.max(1));
-    let sbh = setup.seq * setup.micro_batch * h;
-    let attention_core = 5.0 * f64::from(arch.heads) * setup.seq / (h * t);
-    let per_sbh = match (setup.recompute, setup.sequence_parallel) {
-        (Recompute::Full, true) => 2.0 / t,
-        (Recompute::Full, false) => 2.0,
-        (Recompute::Selective, true) => 34.0 / t,
-        (Recompute::Selective, false) => 10.0 + 24.0 / t,
-        (Recompute::None, true) => 34.0 / t + attention_core,
-        (Recompute::None, false) => 10.0 + 24.0 / t + attention_core,
+    let a = f64::from(arch.heads);
+    let f = f64::from(arch.ffn);
+    let kv = arch.kv_heads_width();
+    let mlp = match arch.mlp {
+        Mlp::Gelu => 4.0 * s * b * f,
+        Mlp::SwiGlu => 6.0 * s * b * f,
     };
-    Bytes(sbh * per_sbh)
+    LayerTerms {
+        whole: 10.0 * s * b * h,
+        split: s * b * (2.0 * h + 4.0 * kv + 2.0 * h) + mlp,
+        core: match setup.attention {
+            Attention::Standard => 5.0 * a * s * s * b,
+            Attention::Flash => 4.0 * a * s * b,
+        },
+    }
+}
+
+/// Activation bytes one GPU keeps for one layer: Korthikanti et al. 2022,
+/// Table 2, with each term from the model's shape ([`layer_terms`]).
+pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    let terms = layer_terms(arch, setup);
+    let t = setup.t();
+    let kept = match setup.recompute {
+        Recompute::Full => {
+            2.0 * setup.seq * setup.micro_batch * f64::from(arch.hidden) / setup.whole_divisor()
+        }
+        Recompute::Selective => terms.whole / setup.whole_divisor() + terms.split / t,
+        Recompute::None => terms.whole / setup.whole_divisor() + (terms.split + terms.core) / t,
+    };
+    Bytes(kept)
+}
+
+/// The input embedding's own activations for one micro-batch: the token
+/// ids (8 bytes each) and the embedding dropout's mask (sbh bytes), as
+/// Megatron-LM's theoretical memory report counts them
+/// (`megatron/training/theoretical_memory_usage.py`).
+pub fn embedding(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    let tokens = setup.seq * setup.micro_batch;
+    Bytes((8.0 * tokens + tokens * f64::from(arch.hidden)) / setup.whole_divisor())
+}
+
+/// What the output layer keeps when it shares a GPU with the first layers
+/// (one pipeline stage): the final norm's and the output layer's inputs
+/// (2sbh each) and the fp32 logits for the loss (4sbV, split by vocabulary
+/// over t), after Megatron-LM's report.
+pub fn output_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    let tokens = setup.seq * setup.micro_batch;
+    Bytes(
+        4.0 * tokens * f64::from(arch.hidden) / setup.whole_divisor()
+            + 4.0 * tokens * f64::from(arch.vocab) / setup.t(),
+    )
+}
+
+/// Micro-batches whose activations the first stage holds at its peak, in
+/// micro-batches of its whole stage: all m under GPipe; at most p under 1F1B
+/// and ZB-H1 (Narayanan et al. 2021, section 2.2.1); p(1 + (p − 1)/(pv))
+/// under the interleaved schedule with v chunks (Korthikanti et al. 2022,
+/// section 4.2.3); one when there is no pipeline.
+pub fn in_flight(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
+    let (p, m) = (f64::from(p.max(1)), f64::from(m.max(1)));
+    if p <= 1.0 {
+        return 1.0;
+    }
+    match schedule {
+        Schedule::GPipe => m,
+        Schedule::OneFOneB | Schedule::ZeroBubbleH1 => m.min(p),
+        Schedule::Interleaved => p * (1.0 + (p - 1.0) / (p * f64::from(chunks.max(1)))),
+    }
 }
 
 /// Activation bytes on the first pipeline stage, which holds the most: its
-/// ⌈L/p⌉ layers for every micro-batch in flight (p of them under 1F1B, m
-/// under GPipe; Korthikanti et al. 2022, section 4.2.3).
+/// ⌈L/p⌉ layers and the embedding's for every micro-batch in flight, and,
+/// with a single stage, the output layer's.
 pub fn first_stage(
     arch: &Architecture,
     setup: &ActivationSetup,
     p: u32,
     schedule: Schedule,
-    micro_batches: u32,
+    m: u32,
+    chunks: u32,
 ) -> Bytes {
     let layers = f64::from(layers_per_stage(arch.layers, p));
-    let in_flight = f64::from(peak_in_flight(schedule, p, micro_batches));
-    per_layer(arch, setup) * (layers * in_flight)
+    let micro_batch = per_layer(arch, setup) * layers + embedding(arch, setup);
+    let held = micro_batch * in_flight(schedule, p, m, chunks);
+    if p <= 1 {
+        held + output_layer(arch, setup)
+    } else {
+        held
+    }
 }
 
 #[cfg(test)]
@@ -118,20 +246,67 @@ mod tests {
     use super::*;
     use crate::model::presets::model_preset;
 
-    #[test]
-    fn tensor_and_sequence_parallel_divide_everything_by_t() {
-        let arch = model_preset("gpt3-175b").unwrap().arch;
-        let setup = |t, sequence_parallel| ActivationSetup {
+    fn gpt3_setup(t: u32, sequence_parallel: bool, recompute: Recompute) -> ActivationSetup {
+        ActivationSetup {
             seq: 2048.0,
             micro_batch: 1.0,
             tensor_parallel: t,
             sequence_parallel,
-            recompute: Recompute::None,
-        };
-        let plain = per_layer(&arch, &setup(1, false));
-        let split = per_layer(&arch, &setup(8, true));
+            recompute,
+            attention: Attention::Standard,
+        }
+    }
+
+    #[test]
+    fn tensor_and_sequence_parallel_divide_everything_by_t() {
+        let arch = model_preset("gpt3-175b").unwrap().arch;
+        let plain = per_layer(&arch, &gpt3_setup(1, false, Recompute::None));
+        let split = per_layer(&arch, &gpt3_setup(8, true, Recompute::None));
         assert!((plain.value() / split.value() - 8.0).abs() < 1e-9);
         // With t = 1 sequence parallelism changes nothing: 10 + 24 = 34.
-        assert_eq!(per_layer(&arch, &setup(1, true)), plain);
+        assert_eq!(
+            per_layer(&arch, &gpt3_setup(1, true, Recompute::None)),
+            plain
+        );
+    }
+
+    /// A gated MLP keeps three f-wide tensors where GELU keeps two, grouped
+    /// K/V shrink with their heads, and FlashAttention drops the s² term:
+    /// Llama 2 70B (h 8,192, f 28,672, 8 of 64 K/V heads) at s = 4,096:
+    /// sb(10h + 4h + 4h/8 + 6f) + 4asb.
+    #[test]
+    fn the_terms_follow_the_architecture() {
+        let arch = model_preset("llama2-70b").unwrap().arch;
+        let setup = ActivationSetup {
+            seq: 4096.0,
+            micro_batch: 1.0,
+            tensor_parallel: 1,
+            sequence_parallel: false,
+            recompute: Recompute::None,
+            attention: Attention::Flash,
+        };
+        let (s, h, f, a) = (4096.0, 8192.0, 28672.0, 64.0);
+        let expected = s * (10.0 * h + 4.0 * h + 4.0 * h / 8.0 + 6.0 * f) + 4.0 * a * s;
+        assert_eq!(per_layer(&arch, &setup).value(), expected);
+        let standard = per_layer(
+            &arch,
+            &ActivationSetup {
+                attention: Attention::Standard,
+                ..setup
+            },
+        );
+        assert_eq!(standard.value() - expected, 5.0 * a * s * s - 4.0 * a * s);
+    }
+
+    #[test]
+    fn pipelines_hold_what_their_schedule_keeps_in_flight() {
+        assert_eq!(in_flight(Schedule::GPipe, 4, 32, 1), 32.0);
+        assert_eq!(in_flight(Schedule::OneFOneB, 4, 32, 1), 4.0);
+        assert_eq!(in_flight(Schedule::OneFOneB, 4, 2, 1), 2.0);
+        assert_eq!(
+            in_flight(Schedule::Interleaved, 4, 8, 2),
+            4.0 * (1.0 + 3.0 / 8.0)
+        );
+        assert_eq!(in_flight(Schedule::GPipe, 1, 32, 1), 1.0);
     }
 }

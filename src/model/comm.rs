@@ -9,7 +9,7 @@
 //! - all-reduce = reduce-scatter then all-gather: 2(N − 1)/N · M.
 
 use super::choice::Choice;
-use super::memory::ZeroStage;
+use super::memory::{BytesPerParam, ZeroStage};
 use super::presets::GpuPreset;
 use super::units::{Bytes, BytesPerSecond, Seconds};
 
@@ -121,19 +121,21 @@ pub fn ring_step(gpus: u32, message: Bytes, index: u32) -> Option<RingStep> {
     })
 }
 
-/// Bytes each data-parallel GPU sends a step to synchronise `gradients`.
+/// Bytes each data-parallel GPU sends a step to synchronise the gradients
+/// of `params` parameters kept by the convention `bytes`.
 ///
 /// Stages 0 to 2 all-reduce the gradients (ZeRO-1 and 2 split the same
 /// all-reduce into its reduce-scatter and all-gather halves, so the volume is
-/// unchanged). Stage 3 also all-gathers the weights in the forward and in the
-/// backward pass and reduce-scatters the gradients: 3(N − 1)/N · M, 1.5×
-/// (Rajbhandari et al. 2020, section 7.2.2).
-pub fn data_parallel_sent(gradients: Bytes, gpus: u32, stage: ZeroStage) -> Bytes {
-    let allreduce = ring_allreduce_sent(gradients, gpus);
+/// unchanged). Stage 3 instead all-gathers the 16-bit weights in the forward
+/// and again in the backward pass, and reduce-scatters the gradients:
+/// (N − 1)/N · Ψ(2 × weight bytes + gradient bytes); at 16 bytes a parameter
+/// that is 1.5 times the all-reduce (Rajbhandari et al. 2020, section 7.2.2).
+pub fn data_parallel_sent(bytes: BytesPerParam, params: f64, gpus: u32, stage: ZeroStage) -> Bytes {
+    let gradient = bytes.reduced_gradient_of(params);
     if stage == ZeroStage::Three {
-        allreduce * 1.5
+        ring_gather_sent(Bytes(params * 2.0 * bytes.weights) + gradient, gpus)
     } else {
-        allreduce
+        ring_allreduce_sent(gradient, gpus)
     }
 }
 
@@ -199,13 +201,16 @@ mod tests {
         );
     }
 
+    /// At 16 bytes ZeRO-3 sends 1.5 times the all-reduce (weights 2 + 2,
+    /// gradients 2, against 2 × 2); at 18, with fp32 gradients, (2 + 2 + 4)
+    /// against 2 × 4: the same bytes, not 1.5 times more.
     #[test]
-    fn zero_3_sends_one_and_a_half_times() {
-        let plain = data_parallel_sent(Bytes(1e9), 8, ZeroStage::None);
-        assert_eq!(data_parallel_sent(Bytes(1e9), 8, ZeroStage::Two), plain);
-        assert_eq!(
-            data_parallel_sent(Bytes(1e9), 8, ZeroStage::Three),
-            plain * 1.5
-        );
+    fn zero_3_gathers_weights_twice_and_reduce_scatters_gradients() {
+        let sent = |bytes, stage| data_parallel_sent(bytes, 1e9, 8, stage).value();
+        let adam = BytesPerParam::MIXED_PRECISION_ADAM;
+        assert_eq!(sent(adam, ZeroStage::Two), sent(adam, ZeroStage::None));
+        assert!((sent(adam, ZeroStage::Three) / sent(adam, ZeroStage::None) - 1.5).abs() < 1e-12);
+        let fp32 = BytesPerParam::FP32_GRADIENTS;
+        assert!((sent(fp32, ZeroStage::Three) - sent(fp32, ZeroStage::None)).abs() < 1.0);
     }
 }

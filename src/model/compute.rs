@@ -2,26 +2,102 @@
 //!
 //! - C ≈ 6ND: about 2 FLOP per parameter per token forward and 4 backward
 //!   (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", section 2.1).
-//! - With full activation recomputation the forward runs twice: 8ND
-//!   (Narayanan et al. 2021, section 5.1, equation (4): time ≈ 8TP/(nX)).
-//! - Time on n GPUs at a sustained rate X with perfect scaling: C/(nX); a
-//!   pipeline bubble b idles every GPU for a share b of the timeline, so the
-//!   time becomes C/(nX(1 − b)).
+//! - With the attention term (Narayanan et al. 2021, section 5.1, eq. 3):
+//!   per token 6 × (parameters in matrix multiplications, the output layer's
+//!   included) + 12·L·h·s, the scores QKᵀ and their product with V; for
+//!   GPT-3 that is 72·L·h²(1 + s/6h + V/12hL). Recomputing every layer's
+//!   forward adds a third of it (their 96 in place of 72).
+//! - Time on n GPUs, each sustaining a fraction `mfu` of its peak X while
+//!   busy: busy time C/(nX·mfu); a pipeline bubble b idles every GPU for a
+//!   share b of the step, so the step takes busy/(1 − b).
 
+use super::activations::Recompute;
+use super::choice::Choice;
+use super::presets::Architecture;
 use super::units::{Flop, FlopPerSecond, Seconds};
 
-/// FLOP per parameter per token: 6 plainly, 8 when every layer's forward is recomputed.
-pub fn flop_per_param_token(full_recompute: bool) -> f64 {
-    if full_recompute {
-        8.0
-    } else {
-        6.0
+/// How training FLOP are counted (`flop=6nd|6nd-attn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FlopCount {
+    /// 6 × parameters × tokens: the explainer's count.
+    #[default]
+    SixNd,
+    /// 6 × matmul parameters (output layer included) + 12·L·h·s, per token.
+    SixNdAttention,
+}
+
+impl Choice for FlopCount {
+    const ALL: &'static [Self] = &[FlopCount::SixNd, FlopCount::SixNdAttention];
+
+    fn id(self) -> &'static str {
+        match self {
+            FlopCount::SixNd => "6nd",
+            FlopCount::SixNdAttention => "6nd-attn",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            FlopCount::SixNd => "6ND",
+            FlopCount::SixNdAttention => "6ND + attention",
+        }
     }
 }
 
-/// Training compute for `params` parameters on `tokens` tokens: 6ND (or 8ND).
-pub fn training_flop(params: f64, tokens: f64, full_recompute: bool) -> Flop {
-    Flop(flop_per_param_token(full_recompute) * params * tokens)
+/// The FLOP one token costs in a training step (forward and backward) for a
+/// model of `params` parameters shaped like `arch`, at sequence length `seq`.
+pub fn flop_per_token(count: FlopCount, params: f64, arch: &Architecture, seq: f64) -> f64 {
+    match count {
+        FlopCount::SixNd => 6.0 * params,
+        FlopCount::SixNdAttention => 6.0 * matmul_params(arch) + attention_flop(arch, seq),
+    }
+}
+
+/// Parameters in matrix multiplications: every layer's, and the output
+/// layer's even when it shares the embedding's matrix (Narayanan et al. 2021, eq. 3's V/12hL term).
+pub fn matmul_params(arch: &Architecture) -> f64 {
+    f64::from(arch.layers) * arch.layer_matrix_params()
+        + f64::from(arch.vocab) * f64::from(arch.hidden)
+}
+
+/// The attention scores' FLOP per token, forward and backward: QKᵀ and
+/// their product with V, 2·2·s·h forward a layer, thrice that in all: 12·L·h·s.
+pub fn attention_flop(arch: &Architecture, seq: f64) -> f64 {
+    12.0 * f64::from(arch.layers) * f64::from(arch.hidden) * seq
+}
+
+/// The FLOP recomputation adds per token: every layer's forward again
+/// (a third of its matmul and attention FLOP) for full recomputation; the
+/// attention core's forward for selective recomputation.
+pub fn recompute_flop_per_token(recompute: Recompute, arch: &Architecture, seq: f64) -> f64 {
+    let layers = f64::from(arch.layers);
+    match recompute {
+        Recompute::None => 0.0,
+        Recompute::Selective => attention_flop(arch, seq) / 3.0,
+        Recompute::Full => {
+            2.0 * layers * arch.layer_matrix_params() + attention_flop(arch, seq) / 3.0
+        }
+    }
+}
+
+/// Training compute for `params` parameters on `tokens` tokens: 6ND.
+pub fn training_flop(params: f64, tokens: f64) -> Flop {
+    Flop(6.0 * params * tokens)
+}
+
+/// What a GPU computes at: its dense peak and the fraction of it sustained while busy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    pub peak: FlopPerSecond,
+    /// Model FLOPs utilisation while busy, 0 to 1.
+    pub mfu: f64,
+}
+
+impl Rate {
+    /// The rate sustained while busy: peak × mfu.
+    pub fn sustained(&self) -> FlopPerSecond {
+        self.peak * self.mfu
+    }
 }
 
 /// Wall time for `flop` on `gpus` GPUs each sustaining `rate`, with a pipeline
@@ -34,17 +110,19 @@ pub fn training_time(flop: Flop, gpus: u32, rate: FlopPerSecond, bubble: f64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::presets::model_preset;
 
     #[test]
-    fn six_and_eight_nd() {
-        assert_eq!(training_flop(1e9, 1e12, false), Flop(6e21));
-        assert_eq!(training_flop(1e9, 1e12, true), Flop(8e21));
+    fn six_nd() {
+        assert_eq!(training_flop(1e9, 1e12), Flop(6e21));
     }
 
     #[test]
     fn time_divides_by_gpus_and_grows_with_the_bubble() {
-        let one = training_time(Flop(1e18), 1, FlopPerSecond(1e15), 0.0);
-        assert_eq!(one, Seconds(1000.0));
+        assert_eq!(
+            training_time(Flop(1e18), 1, FlopPerSecond(1e15), 0.0),
+            Seconds(1000.0)
+        );
         assert_eq!(
             training_time(Flop(1e18), 10, FlopPerSecond(1e15), 0.0),
             Seconds(100.0)
@@ -53,5 +131,22 @@ mod tests {
             training_time(Flop(1e18), 1, FlopPerSecond(1e15), 0.5),
             Seconds(2000.0)
         );
+    }
+
+    /// Narayanan et al. 2021, eq. 3 without recomputation, per token:
+    /// 72·L·h²·(1 + s/6h + V/12hL), for GPT-3's shape (its biases aside, which
+    /// the equation leaves out: 12h² a layer of matrices).
+    #[test]
+    fn the_attention_count_is_narayanans_equation_3() {
+        let arch = model_preset("gpt3-175b").unwrap().arch;
+        let (l, h, s, v) = (96.0, 12288.0, 2048.0, 50257.0);
+        let eq3 = 72.0 * l * h * h * (1.0 + s / (6.0 * h) + v / (12.0 * h * l));
+        let ours = flop_per_token(FlopCount::SixNdAttention, 0.0, &arch, s);
+        assert!((ours / eq3 - 1.0).abs() < 1e-12, "{ours} vs {eq3}");
+        // Recomputing every layer's forward: their 96 in place of 72, on the layers' part.
+        let recomputed = ours + recompute_flop_per_token(Recompute::Full, &arch, s);
+        let eq3_recompute =
+            96.0 * l * h * h * (1.0 + s / (6.0 * h)) + 72.0 * l * h * h * v / (12.0 * h * l);
+        assert!((recomputed / eq3_recompute - 1.0).abs() < 1e-12);
     }
 }

@@ -4,16 +4,14 @@
 //! volume from `comm.rs`).
 
 use super::comm::{ring_allreduce_sent, transfer_time};
-use super::compute::training_flop;
-use super::memory::BytesPerParam;
-use super::units::{Bytes, BytesPerSecond, FlopPerSecond, Seconds};
+use super::units::{Bytes, BytesPerSecond, Flop, FlopPerSecond, Seconds};
 
 /// What one of N data-parallel GPUs does in a step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Step {
     /// Sequences it computes: B/N (a fraction when N does not divide B).
     pub sequences_per_gpu: f64,
-    /// Its forward and backward passes, 6Ψ × B/N × s FLOP at the sustained rate.
+    /// Its forward and backward passes, FLOP a token × B/N × s at the sustained rate.
     pub compute: Seconds,
     /// The gradient the all-reduce sums, Ψ × the gradient's bytes.
     pub gradient: Bytes,
@@ -23,12 +21,13 @@ pub struct Step {
     pub allreduce: Seconds,
 }
 
-/// One step for `params` parameters, a global batch of `batch` sequences of
-/// `seq` tokens, `gpus` GPUs each sustaining `rate`, the all-reduce over a
-/// link of `bandwidth`.
+/// One step summing a `gradient` over `gpus` GPUs, each computing its
+/// share of a global batch of `batch` sequences of `seq` tokens at
+/// `flop_per_token` (6Ψ in the seeds' count) and sustaining `rate`, the
+/// all-reduce over a link of `bandwidth`.
 pub fn step(
-    params: f64,
-    bytes: BytesPerParam,
+    gradient: Bytes,
+    flop_per_token: f64,
     batch: f64,
     seq: f64,
     gpus: u32,
@@ -36,11 +35,10 @@ pub fn step(
     bandwidth: BytesPerSecond,
 ) -> Step {
     let sequences_per_gpu = batch / f64::from(gpus.max(1));
-    let gradient = bytes.reduced_gradient_of(params);
     let sent = ring_allreduce_sent(gradient, gpus);
     Step {
         sequences_per_gpu,
-        compute: training_flop(params, sequences_per_gpu * seq, false).at(rate),
+        compute: Flop(flop_per_token * sequences_per_gpu * seq).at(rate),
         gradient,
         sent,
         allreduce: transfer_time(sent, bandwidth),

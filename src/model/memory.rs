@@ -14,8 +14,11 @@ use super::units::Bytes;
 pub struct BytesPerParam {
     /// fp16/bf16 weights used in the forward and backward passes.
     pub weights: f64,
-    /// Gradients, in whatever precisions the convention keeps them.
+    /// Gradients as the backward pass writes them, kept whole until ZeRO-2.
     pub gradients: f64,
+    /// An fp32 copy the gradients are accumulated into, which the optimizer
+    /// keeps with its state (sharded from ZeRO-1 on).
+    pub main_gradients: f64,
     /// fp32 master copy of the weights.
     pub master_weights: f64,
     /// Adam's fp32 momentum and variance.
@@ -32,6 +35,7 @@ impl BytesPerParam {
     pub const MIXED_PRECISION_ADAM: Self = Self {
         weights: 2.0,
         gradients: 2.0,
+        main_gradients: 0.0,
         master_weights: 4.0,
         moments: 8.0,
         reduced_gradient: 2.0,
@@ -49,10 +53,11 @@ impl BytesPerParam {
     };
 
     /// fp16 gradients accumulated into an fp32 copy, which is what is
-    /// reduced: 2 + (2 + 4) + 12 = 20 bytes (the same documentation, "fp16
-    /// param, fp16 grads").
+    /// reduced: 2 + (2 + 4) + 12 = 20 bytes; the fp32 copy sits with the
+    /// optimizer's state, so ZeRO-1 keeps 4 + 16/d (the same documentation,
+    /// "fp16 param, fp16 grads").
     pub const FP32_ACCUMULATION: Self = Self {
-        gradients: 6.0,
+        main_gradients: 4.0,
         reduced_gradient: 4.0,
         gradients_label: "fp16 + fp32 gradients",
         ..Self::MIXED_PRECISION_ADAM
@@ -63,8 +68,13 @@ impl BytesPerParam {
         self.master_weights + self.moments
     }
 
+    /// Every gradient byte a parameter: as written, and any fp32 copy.
+    pub fn all_gradients(&self) -> f64 {
+        self.gradients + self.main_gradients
+    }
+
     pub fn total(&self) -> f64 {
-        self.weights + self.gradients + self.k()
+        self.weights + self.all_gradients() + self.k()
     }
 
     /// The gradient of `params` parameters as the data-parallel all-reduce sends it.
@@ -150,6 +160,8 @@ impl ZeroStage {
 pub struct TrainingState {
     pub weights: Bytes,
     pub gradients: Bytes,
+    /// The fp32 gradient copy of the 20-byte convention.
+    pub main_gradients: Bytes,
     pub master_weights: Bytes,
     pub moments: Bytes,
 }
@@ -160,8 +172,13 @@ impl TrainingState {
         self.master_weights + self.moments
     }
 
+    /// Every gradient byte: as written, and any fp32 copy.
+    pub fn all_gradients(&self) -> Bytes {
+        self.gradients + self.main_gradients
+    }
+
     pub fn total(&self) -> Bytes {
-        self.weights + self.gradients + self.optimizer()
+        self.weights + self.all_gradients() + self.optimizer()
     }
 
     /// The full, unsharded state of `params` parameters: 16Ψ bytes by ZeRO's accounting.
@@ -169,6 +186,7 @@ impl TrainingState {
         Self {
             weights: Bytes(bytes.weights * params),
             gradients: Bytes(bytes.gradients * params),
+            main_gradients: Bytes(bytes.main_gradients * params),
             master_weights: Bytes(bytes.master_weights * params),
             moments: Bytes(bytes.moments * params),
         }
@@ -185,6 +203,7 @@ impl TrainingState {
         Self {
             weights: shard(full.weights, stage >= ZeroStage::Three),
             gradients: shard(full.gradients, stage >= ZeroStage::Two),
+            main_gradients: shard(full.main_gradients, stage >= ZeroStage::One),
             master_weights: shard(full.master_weights, stage >= ZeroStage::One),
             moments: shard(full.moments, stage >= ZeroStage::One),
         }
@@ -288,6 +307,26 @@ mod tests {
         assert!((per_gpu(ZeroStage::One) - 31.4).abs() < 0.05);
         assert!((per_gpu(ZeroStage::Two) - 16.6).abs() < 0.05);
         assert!((per_gpu(ZeroStage::Three) - 1.9).abs() < 0.05);
+    }
+
+    /// Megatron-LM's distributed-optimizer table (docs/source/api-guide/
+    /// dist_optimizer.md): with ZeRO-1 over d GPUs, 18 bytes keep 6 + 12/d and
+    /// 20 bytes keep 4 + 16/d.
+    #[test]
+    fn zero_1_as_megatrons_distributed_optimizer() {
+        let per_param = |bytes, d| {
+            TrainingState::zero(1.0, bytes, ZeroStage::One, d)
+                .total()
+                .value()
+        };
+        assert_eq!(
+            per_param(BytesPerParam::FP32_GRADIENTS, 8),
+            6.0 + 12.0 / 8.0
+        );
+        assert_eq!(
+            per_param(BytesPerParam::FP32_ACCUMULATION, 8),
+            4.0 + 16.0 / 8.0
+        );
     }
 
     /// The course module: 70B under ZeRO-3 fits 80 GB from 14 GPUs on

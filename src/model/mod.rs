@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod planner;
 pub mod presets;
 pub mod query;
+pub mod runs;
 pub mod scenario;
 pub mod schedule;
 pub mod tensor;

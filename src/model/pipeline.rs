@@ -57,22 +57,48 @@ impl Choice for Schedule {
 ///   ideal time, that is (p − 1)/(m + p − 1) of the whole).
 /// - Interleaved with v chunks: the fill and drain shrink v-fold,
 ///   (p − 1)/(vm + p − 1) (Narayanan et al. 2021, section 2.2.2).
+///   The schedule runs micro-batches p at a time, so m is first rounded up
+///   to a multiple of p ([`runnable_micro_batches`]).
 /// - ZB-H1: the bubble drops to (p − 1)(T_F + T_B − T_W), a third of 1F1B's
 ///   3(p − 1) when forward, input-gradient and weight-gradient blocks each take
-///   one unit: (p − 1)/(3m + p − 1) (Qi et al. 2023, section 3.1).
+///   one unit: (p − 1)/(3m + p − 1) (Qi et al. 2023, section 3.1), once
+///   m ≥ p. With fewer micro-batches than stages the pipeline never fills:
+///   the step takes 2(p + m) − 1 units of which each stage works 3m, a bubble
+///   of (2p − m − 1)/(2p + 2m − 1) (derived for this order, and the
+///   simulator's, tests/schedule.rs).
 pub fn bubble(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
-    let idle = f64::from(p.max(1) - 1);
-    let m = f64::from(m.max(1));
+    let p = p.max(1);
+    let idle = f64::from(p - 1);
+    let m = runnable_micro_batches(schedule, p, m);
+    let mf = f64::from(m);
     let work = match schedule {
-        Schedule::GPipe | Schedule::OneFOneB => m,
-        Schedule::Interleaved => m * f64::from(chunks.max(1)),
-        Schedule::ZeroBubbleH1 => 3.0 * m,
+        Schedule::GPipe | Schedule::OneFOneB => mf,
+        Schedule::Interleaved => mf * f64::from(chunks.max(1)),
+        Schedule::ZeroBubbleH1 if m < p => {
+            let pf = f64::from(p);
+            return (2.0 * pf - mf - 1.0) / (2.0 * pf + 2.0 * mf - 1.0);
+        }
+        Schedule::ZeroBubbleH1 => 3.0 * mf,
     };
     idle / (work + idle)
 }
 
+/// The micro-batch count a schedule runs for `m` requested: the interleaved
+/// schedule streams micro-batches p at a time through the chunks, so it
+/// needs a multiple of p (Narayanan et al. 2021, section 2.2.2; Megatron-LM
+/// asserts it) and rounds up to one.
+pub fn runnable_micro_batches(schedule: Schedule, p: u32, m: u32) -> u32 {
+    let (p, m) = (p.max(1), m.max(1));
+    if schedule == Schedule::Interleaved {
+        m.div_ceil(p).saturating_mul(p)
+    } else {
+        m
+    }
+}
+
 /// The fewest micro-batches that bring the bubble strictly under `target`
-/// (a fraction in 0..1): for GPipe, m > (p − 1)(1 − target)/target.
+/// (a fraction in 0..1): for GPipe, m > (p − 1)(1 − target)/target; for the
+/// interleaved schedule, a count it runs (a multiple of p).
 /// `None` when no micro-batch count up to `max_micro` does.
 pub fn micro_batches_for_bubble_below(
     schedule: Schedule,
@@ -98,7 +124,7 @@ pub fn micro_batches_for_bubble_below(
             low = mid + 1;
         }
     }
-    Some(low)
+    Some(runnable_micro_batches(schedule, p, low))
 }
 
 /// Layer ranges of `p` stages over `layers` layers, as even as possible (the
@@ -120,15 +146,6 @@ pub fn stage_layers(layers: u32, p: u32) -> Vec<Range<u32>> {
 /// Layers on the busiest stage: ⌈L/p⌉.
 pub fn layers_per_stage(layers: u32, p: u32) -> u32 {
     layers.div_ceil(p.max(1))
-}
-
-/// Micro-batches whose activations the first stage holds at its peak: all m
-/// under GPipe, at most p under 1F1B-style schedules (Narayanan et al. 2021, section 2.2.1).
-pub fn peak_in_flight(schedule: Schedule, p: u32, m: u32) -> u32 {
-    match schedule {
-        Schedule::GPipe => m,
-        _ => m.min(p.max(1)),
-    }
 }
 
 #[cfg(test)]

@@ -1,34 +1,42 @@
-//! The parallelism planner: one GPU's memory and traffic for a model on N
-//! GPUs with tensor degree t, pipeline degree p, data-parallel degree
+//! The parallelism planner: one GPU's memory, traffic and time for a model
+//! on N GPUs with tensor degree t, pipeline degree p, data-parallel degree
 //! d = N/(t·p) and a ZeRO stage on d; and the smallest change that makes it fit.
 //!
-//! Memory: the training state of the model's 1/(t·p) slice, sharded by ZeRO
-//! over d (Rajbhandari et al. 2020), plus the activations the first pipeline
-//! stage holds under 1F1B, p micro-batches of its L/p layers (Korthikanti et
-//! al. 2022, section 4.2.3). Traffic a step: the data-parallel gradient
-//! synchronisation, four tensor-parallel all-reduces per layer per micro-batch,
-//! and each pipeline boundary's activations forward and gradients back.
+//! Memory is the most loaded GPU's, as Megatron-LM's theoretical memory
+//! report counts it (`megatron/training/theoretical_memory_usage.py`): the
+//! training state of the largest pipeline stage's slice (the first holds the
+//! input embedding, the last the final norm and the output layer), split t
+//! ways and sharded by ZeRO over d (Rajbhandari et al. 2020); plus the first
+//! stage's activations for the micro-batches its schedule keeps in flight
+//! (`activations.rs`). Traffic a step: the data-parallel synchronisation,
+//! four tensor-parallel all-reduces a layer a micro-batch, and each pipeline
+//! boundary's activations forward and gradients back. Time: the step's
+//! FLOP (and recomputation's) at the GPU's peak × mfu, stretched by the bubble.
 
 use super::activations::{first_stage, hidden_state, ActivationSetup, Recompute};
 use super::choice::Choice;
 use super::comm::data_parallel_sent;
-use super::memory::{BytesPerParam, TrainingState, ZeroStage};
-use super::pipeline::{layers_per_stage, Schedule};
+use super::compute::{flop_per_token, recompute_flop_per_token, FlopCount, Rate};
+use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
+use super::pipeline::{bubble, runnable_micro_batches, stage_layers, Schedule};
 use super::presets::Architecture;
 use super::tensor::sent_per_gpu_per_layer;
-use super::units::Bytes;
+use super::units::{Bytes, Flop, Seconds};
 
 /// Everything the planner needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plan {
     /// Ψ, the parameter count behind the training state.
     pub params: f64,
-    /// The architecture behind the activations.
+    /// The architecture behind the activations and the stages' shares.
     pub arch: Architecture,
     pub gpus: u32,
     pub stage: ZeroStage,
     pub tensor: u32,
     pub pipeline: u32,
+    pub schedule: Schedule,
+    /// Model chunks per GPU for the interleaved schedule.
+    pub chunks: u32,
     pub activations: ActivationSetup,
     /// Global batch, in sequences.
     pub batch: f64,
@@ -36,18 +44,75 @@ pub struct Plan {
     pub capacity: Bytes,
     /// The training state's convention (16, 18 or 20 bytes a parameter).
     pub bytes: BytesPerParam,
+    pub rate: Rate,
+    pub flop: FlopCount,
+    /// Training tokens, for the whole run's time.
+    pub tokens: f64,
 }
 
-/// One GPU's memory and traffic under a plan.
+/// One GPU's memory, traffic and time under a plan.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanEstimate {
     /// Data-parallel degree d = N/(t·p), at least 1.
     pub data: u32,
+    /// Micro-batches each pipeline runs a step, m = B/(d·b), as the schedule runs them.
+    pub micro_batches: u32,
+    /// The most loaded GPU's training state.
     pub state: TrainingState,
+    /// The first stage's activations.
     pub activations: Bytes,
     pub total: Bytes,
+    /// Whether the training state alone fits.
+    pub state_fits: bool,
+    /// Whether state and activations fit.
     pub fits: bool,
     pub traffic: Bytes,
+    pub bubble: f64,
+    /// The arithmetic of one step on all GPUs, recomputation included.
+    pub step_flop: Flop,
+    /// One global batch.
+    pub step_time: Seconds,
+    pub tokens_per_gpu_per_second: f64,
+    /// `tokens` of training.
+    pub train_time: Seconds,
+    /// Model FLOPs utilisation over the whole step, bubble included.
+    pub mfu: f64,
+}
+
+/// Parameters on one GPU of the first and of the last pipeline stage, for
+/// `params` parameters shaped like `arch`, split t ways over p stages. The
+/// first stage holds the input embedding (and learned positions), the last
+/// the final norm and the output layer (a copy of a tied embedding's, as
+/// Megatron-LM keeps); one stage holds all of them. Matrices and the
+/// vocabulary are split t ways; norms and row-parallel biases are whole.
+pub fn stage_params(params: f64, arch: &Architecture, t: u32, p: u32) -> (f64, f64) {
+    let t = f64::from(t.max(1));
+    let layer = arch.layer_params();
+    let whole = arch.layer_replicated_params();
+    let layers = |count: u32| f64::from(count) * ((layer - whole) / t + whole);
+    let ranges = stage_layers(arch.layers, p);
+    let (first_layers, last_layers) = (
+        ranges.first().map_or(0, |r| r.end - r.start),
+        ranges.last().map_or(0, |r| r.end - r.start),
+    );
+    let stages = ranges.len() as u32;
+    let input = arch.input_embedding_params() / t;
+    let output = arch.output_params(stages) / t + arch.final_norm_params();
+    // A custom size keeps the architecture's proportions.
+    let scale = params / arch.exact_parameter_count();
+    if stages <= 1 {
+        // The whole model: exactly Ψ when nothing is split.
+        let all = if t <= 1.0 {
+            params
+        } else {
+            (layers(first_layers) + input + output) * scale
+        };
+        return (all, all);
+    }
+    (
+        (layers(first_layers) + input) * scale,
+        (layers(last_layers) + output) * scale,
+    )
 }
 
 impl Plan {
@@ -56,45 +121,78 @@ impl Plan {
         (self.gpus / (self.tensor.max(1) * self.pipeline.max(1))).max(1)
     }
 
-    /// Micro-batches each pipeline runs a step: B/(d·b), at least 1.
+    /// GPUs at work: t·p·d (the rest of N, if any, idle).
+    pub fn gpus_used(&self) -> u32 {
+        self.tensor.max(1) * self.pipeline.max(1) * self.data_parallel()
+    }
+
+    /// Micro-batches each pipeline runs a step: B/(d·b), at least 1, as the schedule runs them.
     pub fn micro_batches(&self) -> u32 {
         let per_pipeline =
             self.batch / f64::from(self.data_parallel()) / self.activations.micro_batch.max(1.0);
-        (per_pipeline.floor() as u32).max(1)
+        runnable_micro_batches(
+            self.schedule,
+            self.pipeline,
+            (per_pipeline.floor() as u32).max(1),
+        )
     }
 
     pub fn estimate(&self) -> PlanEstimate {
-        let t = self.tensor.max(1);
-        let p = self.pipeline.max(1);
+        let (t, p) = (self.tensor.max(1), self.pipeline.max(1));
         let d = self.data_parallel();
-        let slice = self.params / (f64::from(t) * f64::from(p));
-        let state = TrainingState::zero(slice, self.bytes, self.stage, d);
+        let (first, last) = stage_params(self.params, &self.arch, t, p);
+        let loaded = first.max(last);
+        let state = TrainingState::zero(loaded, self.bytes, self.stage, d);
         let setup = ActivationSetup {
             tensor_parallel: t,
             ..self.activations
         };
         let m = self.micro_batches();
-        let activations = first_stage(&self.arch, &setup, p, Schedule::OneFOneB, m);
+        let activations = first_stage(&self.arch, &setup, p, self.schedule, m, self.chunks);
         let total = state.total() + activations;
         let tokens = setup.seq * setup.micro_batch;
-        let gradients = self.bytes.reduced_gradient_of(slice);
-        let data_traffic = data_parallel_sent(gradients, d, self.stage);
-        let layers = f64::from(layers_per_stage(self.arch.layers, p));
+        let data_traffic = data_parallel_sent(self.bytes, loaded, d, self.stage);
+        let layers = stage_layers(self.arch.layers, p)
+            .first()
+            .map_or(0, |r| r.end - r.start);
         let tensor_traffic =
-            sent_per_gpu_per_layer(&self.arch, t, tokens) * (layers * f64::from(m));
-        // A middle stage sends activations forward and gradients back, each s·b·h/t with sequence parallelism.
+            sent_per_gpu_per_layer(&self.arch, t, tokens) * (f64::from(layers) * f64::from(m));
+        // A middle stage sends activations forward and gradients back; with
+        // sequence parallelism each tensor-parallel GPU sends its 1/t of them.
         let boundary = if p > 1 {
-            hidden_state(&self.arch, tokens) * (2.0 * f64::from(m))
+            let split = if setup.sequence_parallel {
+                f64::from(t)
+            } else {
+                1.0
+            };
+            hidden_state(&self.arch, tokens) * (2.0 * f64::from(m) / split)
         } else {
             Bytes(0.0)
         };
+        let bubble = bubble(self.schedule, p, m, self.chunks);
+        let seq = setup.seq;
+        let step_tokens = f64::from(m) * tokens * f64::from(d);
+        let model_flop = flop_per_token(self.flop, self.params, &self.arch, seq) * step_tokens;
+        let hardware_flop =
+            model_flop + recompute_flop_per_token(setup.recompute, &self.arch, seq) * step_tokens;
+        let gpus = f64::from(self.gpus_used());
+        let busy = hardware_flop / (gpus * self.rate.sustained().value());
+        let step = busy / (1.0 - bubble).max(f64::MIN_POSITIVE);
         PlanEstimate {
             data: d,
+            micro_batches: m,
             state,
             activations,
             total,
-            fits: total.value() <= self.capacity.value(),
+            state_fits: fits(state.total(), self.capacity),
+            fits: fits(total, self.capacity),
             traffic: data_traffic + tensor_traffic + boundary,
+            bubble,
+            step_flop: Flop(hardware_flop),
+            step_time: Seconds(step),
+            tokens_per_gpu_per_second: step_tokens / step / gpus,
+            train_time: Seconds(self.tokens / step_tokens * step),
+            mfu: model_flop / (gpus * self.rate.peak.value() * step),
         }
     }
 }
@@ -108,6 +206,8 @@ pub enum Fix {
     Stage(ZeroStage),
     /// Use this many GPUs (a multiple of t·p).
     Gpus(u32),
+    /// Split each layer over this many GPUs of a node.
+    Tensor(u32),
 }
 
 /// The most GPUs the planner considers.
@@ -145,6 +245,13 @@ pub fn fixes(plan: &Plan) -> Vec<Fix> {
     {
         found.push(Fix::Stage(stage));
     }
+    if let Some(tensor) = [2, 4, 8]
+        .into_iter()
+        .filter(|&t| t > plan.tensor)
+        .find(|&tensor| Plan { tensor, ..*plan }.estimate().fits)
+    {
+        found.push(Fix::Tensor(tensor));
+    }
     if let Some(gpus) = fewest_gpus(plan) {
         found.push(Fix::Gpus(gpus));
     }
@@ -161,32 +268,19 @@ fn more_recompute(candidate: Recompute, current: Recompute) -> bool {
 }
 
 /// The fewest GPUs (a multiple of t·p, at most [`MAX_GPUS`]) at which the
-/// plan fits, if any: per-GPU memory never grows with d, so a binary search
-/// over d finds it.
+/// plan fits, if any, with a data-parallel degree d that divides the batch
+/// into whole micro-batches (B/b a multiple of d): a layout a run could use.
+/// Memory a GPU never grows with d, so the first such d that fits is the answer.
 pub fn fewest_gpus(plan: &Plan) -> Option<u32> {
     let group = plan.tensor.max(1) * plan.pipeline.max(1);
     let max_data = (MAX_GPUS / group).max(1);
-    let fits_at = |d: u32| {
-        Plan {
-            gpus: d * group,
-            ..*plan
-        }
-        .estimate()
-        .fits
-    };
-    if !fits_at(max_data) {
-        return None;
-    }
-    let (mut low, mut high) = (1u32, max_data);
-    while low < high {
-        let mid = low + (high - low) / 2;
-        if fits_at(mid) {
-            high = mid;
-        } else {
-            low = mid + 1;
-        }
-    }
-    Some(low * group)
+    let micro_batches = (plan.batch / plan.activations.micro_batch.max(1.0))
+        .floor()
+        .max(1.0) as u32;
+    (1..=max_data.min(micro_batches))
+        .filter(|d| micro_batches.is_multiple_of(*d))
+        .map(|d| d * group)
+        .find(|&gpus| Plan { gpus, ..*plan }.estimate().fits)
 }
 
 #[cfg(test)]
@@ -203,16 +297,25 @@ mod tests {
             stage,
             tensor: 1,
             pipeline: 1,
+            schedule: Schedule::OneFOneB,
+            chunks: 1,
             activations: ActivationSetup {
                 seq: f64::from(arch.seq),
                 micro_batch: 1.0,
                 tensor_parallel: 1,
                 sequence_parallel: false,
                 recompute: Recompute::None,
+                attention: crate::model::activations::Attention::Flash,
             },
             batch: 1024.0,
             capacity: Bytes(80e9),
             bytes: BytesPerParam::MIXED_PRECISION_ADAM,
+            rate: Rate {
+                peak: crate::model::units::FlopPerSecond(150e12),
+                mfu: 1.0,
+            },
+            flop: FlopCount::SixNd,
+            tokens: 2e12,
         }
     }
 

@@ -1,9 +1,10 @@
 //! Model and GPU presets as plain data, each with its source.
 //!
 //! Parameter counts are not typed in: they are computed from the architecture
-//! (`Architecture::parameter_count`), so `llama2-7b` comes out at 6.74B the way
-//! its published configuration adds up.
+//! (`Architecture::exact_parameter_count`), exactly; a preset uses a rounded
+//! count only where its source quotes one (the explainer's 6.74B for Llama 2 7B).
 
+use super::activations::Attention;
 use super::units::{Bytes, BytesPerSecond, FlopPerSecond};
 
 /// The feed-forward block of a transformer layer.
@@ -108,11 +109,7 @@ impl Architecture {
         } else {
             0.0
         };
-        let final_norm = match self.norm {
-            Norm::LayerNorm => 2.0 * h,
-            Norm::RmsNorm => h,
-        };
-        embedding + head + positions + final_norm
+        embedding + head + positions + self.final_norm_params()
     }
 
     /// Total parameters, exactly as the architecture adds up.
@@ -120,22 +117,41 @@ impl Architecture {
         f64::from(self.layers) * self.layer_params() + self.outside_layer_params()
     }
 
-    /// Ψ, the parameter count the estimator uses: the exact count rounded to
-    /// three significant figures, the way model cards quote it (Llama 2 7B:
-    /// 6,738,415,616 → 6.74B). The seeds compute with the quoted value: their
-    /// "98 days on 64 GPUs" needs Ψ = 6.74B, where the exact count gives 97.49 days.
-    pub fn parameter_count(&self) -> f64 {
-        round_significant(self.exact_parameter_count(), 3)
+    /// Parameters in the input embedding (and learned positions), which the
+    /// first pipeline stage holds.
+    pub fn input_embedding_params(&self) -> f64 {
+        let positions = if self.learned_positions {
+            f64::from(self.seq) * self.h()
+        } else {
+            0.0
+        };
+        f64::from(self.vocab) * self.h() + positions
     }
-}
 
-/// Rounds to `figures` significant figures.
-fn round_significant(value: f64, figures: i32) -> f64 {
-    if value <= 0.0 || !value.is_finite() {
-        return value;
+    /// Parameters of the output layer: its own matrix when untied; when
+    /// tied, the last pipeline stage keeps a copy of the embedding's (as
+    /// Megatron-LM does) unless it is also the first.
+    pub fn output_params(&self, stages: u32) -> f64 {
+        let matrix = f64::from(self.vocab) * self.h();
+        if self.tied_embeddings && stages <= 1 {
+            0.0
+        } else {
+            matrix
+        }
     }
-    let scale = 10f64.powi(value.log10().floor() as i32 + 1 - figures);
-    (value / scale).round() * scale
+
+    /// The final norm's parameters, on the last stage.
+    pub fn final_norm_params(&self) -> f64 {
+        match self.norm {
+            Norm::LayerNorm => 2.0 * self.h(),
+            Norm::RmsNorm => self.h(),
+        }
+    }
+
+    /// Parameters in one layer's matrix multiplications (the FLOP count's).
+    pub fn kv_heads_width(&self) -> f64 {
+        self.kv_width()
+    }
 }
 
 /// A named model preset.
@@ -145,8 +161,22 @@ pub struct ModelPreset {
     pub name: &'static str,
     /// The size in the model's name (70B for both 70B models), in parameters.
     pub nominal: f64,
+    /// The parameter count its source quotes, where the figures use that
+    /// rather than the exact count (the explainer's 6.74B for Llama 2 7B:
+    /// its "98 days on 64 GPUs" needs 6.74B; the exact 6,738,415,616 gives 97.49).
+    pub quoted: Option<f64>,
     pub arch: Architecture,
+    /// The attention kernel the model was trained with.
+    pub attention: Attention,
     pub source: &'static str,
+}
+
+impl ModelPreset {
+    /// Ψ, the parameter count the estimator uses: the quoted one, else the exact one.
+    pub fn params(&self) -> f64 {
+        self.quoted
+            .unwrap_or_else(|| self.arch.exact_parameter_count())
+    }
 }
 
 const LLAMA: Architecture = Architecture {
@@ -170,34 +200,43 @@ pub const MODELS: [ModelPreset; 7] = [
         id: "llama2-7b",
         name: "Llama 2 7B",
         nominal: 7e9,
+        quoted: Some(6.74e9),
         arch: LLAMA,
+        attention: Attention::Flash,
         source: "Touvron et al. 2023, Llama 2, Table 1; Hugging Face config of meta-llama/Llama-2-7b-hf",
     },
     ModelPreset {
         id: "llama2-13b",
         name: "Llama 2 13B",
         nominal: 13e9,
+        quoted: None,
         arch: Architecture { layers: 40, hidden: 5120, ffn: 13824, heads: 40, kv_heads: 40, ..LLAMA },
+        attention: Attention::Flash,
         source: "Touvron et al. 2023, Llama 2, Table 1; config of meta-llama/Llama-2-13b-hf",
     },
     ModelPreset {
         id: "llama2-70b",
         name: "Llama 2 70B",
         nominal: 70e9,
+        quoted: None,
         arch: Architecture { layers: 80, hidden: 8192, ffn: 28672, heads: 64, kv_heads: 8, ..LLAMA },
+        attention: Attention::Flash,
         source: "Touvron et al. 2023, Llama 2, Table 1; config of meta-llama/Llama-2-70b-hf",
     },
     ModelPreset {
         id: "llama3-8b",
         name: "Llama 3 8B",
         nominal: 8e9,
+        quoted: None,
         arch: Architecture { ffn: 14336, kv_heads: 8, vocab: 128256, seq: 8192, ..LLAMA },
+        attention: Attention::Flash,
         source: "Llama Team 2024, The Llama 3 Herd of Models, Table 3; config of meta-llama/Meta-Llama-3-8B",
     },
     ModelPreset {
         id: "llama3-70b",
         name: "Llama 3 70B",
         nominal: 70e9,
+        quoted: None,
         arch: Architecture {
             layers: 80,
             hidden: 8192,
@@ -208,12 +247,14 @@ pub const MODELS: [ModelPreset; 7] = [
             seq: 8192,
             ..LLAMA
         },
+        attention: Attention::Flash,
         source: "Llama Team 2024, The Llama 3 Herd of Models, Table 3; config of meta-llama/Meta-Llama-3-70B",
     },
     ModelPreset {
         id: "llama3-405b",
         name: "Llama 3 405B",
         nominal: 405e9,
+        quoted: None,
         arch: Architecture {
             layers: 126,
             hidden: 16384,
@@ -224,12 +265,14 @@ pub const MODELS: [ModelPreset; 7] = [
             seq: 8192,
             ..LLAMA
         },
+        attention: Attention::Flash,
         source: "Llama Team 2024, The Llama 3 Herd of Models, Table 3",
     },
     ModelPreset {
         id: "gpt3-175b",
         name: "GPT-3 175B",
         nominal: 175e9,
+        quoted: None,
         arch: Architecture {
             layers: 96,
             hidden: 12288,
@@ -244,6 +287,7 @@ pub const MODELS: [ModelPreset; 7] = [
             tied_embeddings: true,
             learned_positions: true,
         },
+        attention: Attention::Standard,
         source: "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (GPT-2 layout, Radford et al. 2019)",
     },
 ];
@@ -272,12 +316,13 @@ pub fn nearest_model(params: f64) -> &'static ModelPreset {
 pub struct GpuPreset {
     pub id: &'static str,
     pub name: &'static str,
-    /// Memory per GPU.
+    /// Memory per GPU, in bytes as the device reports it.
     pub memory: Bytes,
     /// Dense bf16 peak.
     pub peak: FlopPerSecond,
-    /// Share of the peak a large training run sustains (model FLOPs utilisation).
-    pub sustained_fraction: f64,
+    /// The fraction of the peak a large training run sustains while busy
+    /// (model FLOPs utilisation), the figures' default for `mfu`.
+    pub mfu: f64,
     /// GPU-to-GPU bandwidth inside a node, one direction.
     pub nvlink: BytesPerSecond,
     /// Bandwidth per GPU between nodes, one direction.
@@ -286,16 +331,13 @@ pub struct GpuPreset {
     pub source: &'static str,
 }
 
-impl GpuPreset {
-    /// The rate a training run sustains: peak × sustained fraction.
-    pub fn sustained(&self) -> FlopPerSecond {
-        self.peak * self.sustained_fraction
-    }
-}
-
 /// Large runs sustain roughly 40% of the dense peak: Llama 3's 16K-GPU
 /// pre-training reported 38–43% model FLOPs utilisation (Llama Team 2024, Table 4).
 const TYPICAL_MFU: f64 = 0.4;
+
+/// Binary units, as devices report their memory.
+const GIB: f64 = Bytes::GIB;
+const MIB: f64 = Bytes::GIB / 1024.0;
 
 /// The spec's GPU presets.
 pub const GPUS: [GpuPreset; 6] = [
@@ -304,67 +346,67 @@ pub const GPUS: [GpuPreset; 6] = [
         name: "Illustrative 80 GB GPU",
         memory: Bytes(80e9),
         peak: FlopPerSecond(150e12),
-        // The seeds state the sustained rate itself, 150 TFLOP/s.
-        sustained_fraction: 1.0,
+        // The explainer states the sustained rate itself, 150 TFLOP/s.
+        mfu: 1.0,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "Round numbers for teaching, not a product: 80 GB, 150 TFLOP/s sustained, NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
+        source: "Round numbers for teaching, not a product: 80 GB (10⁹ bytes each), 150 TFLOP/s sustained, NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
     },
     GpuPreset {
         id: "a100-80gb",
         name: "NVIDIA A100 80GB SXM",
-        memory: Bytes(80e9),
+        memory: Bytes(80.0 * GIB),
         peak: FlopPerSecond(312e12),
-        sustained_fraction: TYPICAL_MFU,
+        mfu: TYPICAL_MFU,
         nvlink: BytesPerSecond(300e9),
         network: BytesPerSecond(25e9),
         gpus_per_node: 8,
-        source: "NVIDIA A100 datasheet: 312 TFLOP/s dense BF16, NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
+        source: "NVIDIA A100 datasheet: 80 GB HBM2e, which the device reports as 81,920 MiB (80 GiB); 312 TFLOP/s dense BF16; NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
     },
     GpuPreset {
         id: "h100-sxm",
         name: "NVIDIA H100 SXM",
-        memory: Bytes(80e9),
+        memory: Bytes(80.0 * GIB),
         peak: FlopPerSecond(989e12),
-        sustained_fraction: TYPICAL_MFU,
+        mfu: TYPICAL_MFU,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA H100 datasheet: 989 TFLOP/s dense BF16, NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
+        source: "NVIDIA H100 datasheet: 80 GB HBM3, about 80 GiB as the device reports it; 989 TFLOP/s dense BF16; NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
     },
     GpuPreset {
         id: "h200",
         name: "NVIDIA H200 SXM",
-        memory: Bytes(141e9),
+        memory: Bytes(143_771.0 * MIB),
         peak: FlopPerSecond(989e12),
-        sustained_fraction: TYPICAL_MFU,
+        mfu: TYPICAL_MFU,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA H200 datasheet: 141 GB HBM3e, 989 TFLOP/s dense BF16, NVLink 900 GB/s both ways; 400 Gb/s per GPU",
+        source: "NVIDIA H200 datasheet: 141 GB HBM3e, which nvidia-smi reports as 143,771 MiB (140.4 GiB); 989 TFLOP/s dense BF16; NVLink 900 GB/s both ways; 400 Gb/s per GPU",
     },
     GpuPreset {
         id: "b200",
         name: "NVIDIA B200 (HGX)",
-        memory: Bytes(180e9),
+        memory: Bytes(183_359.0 * MIB),
         peak: FlopPerSecond(2250e12),
-        sustained_fraction: TYPICAL_MFU,
+        mfu: TYPICAL_MFU,
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA HGX B200 datasheet: 180 GB HBM3e, 2.25 PFLOP/s dense BF16, NVLink 5 1.8 TB/s both ways; 400 Gb/s per GPU",
+        source: "NVIDIA HGX B200 datasheet: 180 GB HBM3e a GPU, which nvidia-smi reports as 183,359 MiB (179.1 GiB); 2.25 PFLOP/s dense BF16; NVLink 5 1.8 TB/s both ways; 400 Gb/s per GPU",
     },
     GpuPreset {
         id: "mi300x",
         name: "AMD Instinct MI300X",
-        memory: Bytes(192e9),
+        memory: Bytes(192.0 * GIB),
         peak: FlopPerSecond(1307e12),
-        sustained_fraction: TYPICAL_MFU,
+        mfu: TYPICAL_MFU,
         nvlink: BytesPerSecond(448e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "AMD MI300X datasheet: 192 GB HBM3, 1,307 TFLOP/s dense BF16, 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
+        source: "AMD MI300X datasheet: 192 GB HBM3, counted here as 192 GiB; 1,307 TFLOP/s dense BF16; 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
     },
 ];
 
@@ -412,9 +454,19 @@ mod tests {
     }
 
     #[test]
-    fn llama2_7b_adds_up_exactly() {
+    fn llama2_7b_adds_up_exactly_and_is_quoted_rounded() {
         assert_eq!(DEFAULT_MODEL.arch.exact_parameter_count(), 6_738_415_616.0);
-        assert_eq!(DEFAULT_MODEL.arch.parameter_count(), 6.74e9);
+        assert_eq!(DEFAULT_MODEL.params(), 6.74e9);
+    }
+
+    /// Brown et al. 2020, Table D.1: GPT-3 175B took 3.14e23 training FLOP
+    /// for 300B tokens; 6 × the exact count × 300e9 gives it (the count
+    /// rounded to 175B would give 3.15e23).
+    #[test]
+    fn gpt3_compute_from_its_exact_count() {
+        let gpt3 = model_preset("gpt3-175b").unwrap();
+        assert_eq!(gpt3.params(), gpt3.arch.exact_parameter_count());
+        assert_eq!(format!("{:.2e}", 6.0 * gpt3.params() * 300e9), "3.14e23");
     }
 
     #[test]

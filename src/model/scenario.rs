@@ -1,18 +1,29 @@
-//! The shared parameters every figure reads: model, GPU, tokens and batch
-//! (`shared/spec/figures.md`, "Shared parameters"), with their URL form, and
-//! the training state's bytes a parameter (`bytes`, an addition to the spec).
+//! The shared parameters every figure reads: model, GPU, the rate it is
+//! assumed to sustain, how FLOP and activations are counted, tokens and
+//! batch, and the training state's bytes a parameter, with their URL form
+//! (the README's "Figures and URLs" documents every key).
 
+use super::activations::Attention;
 use super::choice::Choice;
+use super::compute::{flop_per_token, FlopCount, Rate};
 use super::memory::BytesPerParam;
 use super::presets::{
     gpu_preset, model_preset, Architecture, GpuPreset, ModelPreset, DEFAULT_GPU, DEFAULT_MODEL,
     GPUS, MODELS,
 };
 use super::query::{read_choice, read_option, url_number, Notice, NumberSpec, Query};
-use super::units::FlopPerSecond;
+use super::units::{Flop, FlopPerSecond};
 
-/// Training tokens: the `why` slider's range, 50B to 2T.
-pub const TOKENS: NumberSpec = NumberSpec::count("tokens", 50e9, 2e12);
+/// Training tokens: 1B to 1,000T (Llama 3 took 15.6T; the `why` slider shows 50B to 2T unless the value is beyond).
+pub const TOKENS: NumberSpec = NumberSpec::count("tokens", 1e9, 1e15);
+/// Model FLOPs utilisation while busy, as a fraction of the dense peak.
+pub const MFU: NumberSpec = NumberSpec {
+    key: "mfu",
+    min: 0.01,
+    max: 1.0,
+    integer: false,
+    suffixed: false,
+};
 /// Global batch in sequences.
 pub const BATCH: NumberSpec = NumberSpec::whole("batch", 1.0, 1e7);
 /// Parameter count overriding the model's.
@@ -33,7 +44,7 @@ pub const DEFAULT_TOKENS: f64 = 2e12;
 pub const DEFAULT_BATCH: f64 = 1024.0;
 /// The shared keys every figure reads, documented (the embed page and the
 /// README are generated from this list and the figures' tables).
-pub const SHARED_KEYS: [(&str, &str); 8] = [
+pub const SHARED_KEYS: [(&str, &str); 11] = [
     (
         "model",
         "model preset, by id; it brings its architecture and parameter count",
@@ -54,7 +65,19 @@ pub const SHARED_KEYS: [(&str, &str); 8] = [
         "tflops",
         "sustained TFLOP/s a GPU, overriding the GPU preset's",
     ),
-    ("tokens", "training tokens, 50B to 2T (default 2T)"),
+    (
+        "mfu",
+        "the fraction of the GPU's dense peak sustained while busy, 0.01 to 1 (default: the GPU preset's stated fraction, 1 for `illustrative`); ignored when `tflops` is given",
+    ),
+    (
+        "flop",
+        "how training FLOP are counted: `6nd` (default, 6 × parameters × tokens) or `6nd-attn` (6 × matmul parameters + 12·L·h·s a token)",
+    ),
+    (
+        "attention",
+        "the attention kernel: `flash` (scores never stored) or `standard` (scores stored); default as the model was trained (Llama `flash`, GPT-3 `standard`)",
+    ),
+    ("tokens", "training tokens, 1B to 1,000T (default 2T)"),
     ("batch", "global batch, in sequences (default 1,024)"),
     (
         "bytes",
@@ -102,6 +125,12 @@ pub struct Scenario {
     pub gpu: &'static GpuPreset,
     /// Sustained TFLOP/s set in the URL (`tflops`).
     pub tflops_override: Option<f64>,
+    /// The fraction of the peak sustained while busy, set in the URL (`mfu`).
+    pub mfu_override: Option<f64>,
+    /// How training FLOP are counted (`flop`).
+    pub flop: FlopCount,
+    /// The attention kernel set in the URL (`attention`); else the model's own.
+    pub attention_override: Option<Attention>,
     /// Training tokens D.
     pub tokens: f64,
     /// Global batch, in sequences.
@@ -118,6 +147,9 @@ impl Default for Scenario {
             params_override: None,
             gpu: DEFAULT_GPU,
             tflops_override: None,
+            mfu_override: None,
+            flop: FlopCount::SixNd,
+            attention_override: None,
             tokens: DEFAULT_TOKENS,
             batch: DEFAULT_BATCH,
             bytes_per_param: BytesPerParam::MIXED_PRECISION_ADAM,
@@ -152,7 +184,7 @@ impl Scenario {
             })
             .collect();
         let (params_default, params_kept) = match chosen {
-            Some(model) => (model.arch.parameter_count(), None),
+            Some(model) => (model.params(), None),
             None => (defaults.params(), defaults.params_override),
         };
         Self {
@@ -163,8 +195,14 @@ impl Scenario {
                 .or(params_kept),
             gpu,
             tflops_override: TFLOPS
-                .read_optional(query, gpu.sustained().value() / 1e12, notices)
+                .read_optional(query, gpu.peak.value() * gpu.mfu / 1e12, notices)
                 .or(defaults.tflops_override),
+            mfu_override: MFU
+                .read_optional(query, gpu.mfu, notices)
+                .or(defaults.mfu_override),
+            flop: read_option(query, "flop", notices).unwrap_or(defaults.flop),
+            attention_override: read_option(query, "attention", notices)
+                .or(defaults.attention_override),
             tokens: TOKENS.read(query, defaults.tokens, notices),
             batch: BATCH.read(query, defaults.batch, notices),
             bytes_per_param: read_bytes_per_param(query, defaults.bytes_per_param, notices),
@@ -199,6 +237,21 @@ impl Scenario {
         if let Some(tflops) = self.tflops_override {
             put("tflops", url_number(tflops));
         }
+        if let Some(mfu) = self
+            .mfu_override
+            .filter(|_| self.mfu_override != defaults.mfu_override)
+        {
+            put("mfu", url_number(mfu));
+        }
+        if self.flop != defaults.flop {
+            put("flop", self.flop.id().to_string());
+        }
+        if let Some(attention) = self
+            .attention_override
+            .filter(|_| self.attention_override != defaults.attention_override)
+        {
+            put("attention", attention.id().to_string());
+        }
         if self.tokens != defaults.tokens {
             put("tokens", url_number(self.tokens));
         }
@@ -227,7 +280,9 @@ impl Scenario {
         true
     }
 
-    /// The model's architecture with the URL's overrides applied.
+    /// The model's architecture with the URL's overrides applied. A model
+    /// with a K/V head for every head (GPT-3) keeps one when `heads` alone
+    /// changes; `kv-heads` is never more than `heads`.
     pub fn arch(&self) -> Architecture {
         let mut arch = self.model.arch;
         for (key, value) in &self.arch_overrides {
@@ -235,26 +290,63 @@ impl Scenario {
                 *field(&mut arch) = *value;
             }
         }
+        let kv_set = self
+            .arch_overrides
+            .iter()
+            .any(|(key, _)| *key == "kv-heads");
+        if !kv_set && self.model.arch.kv_heads == self.model.arch.heads {
+            arch.kv_heads = arch.heads;
+        }
         arch.kv_heads = arch.kv_heads.min(arch.heads);
         arch
     }
 
-    /// Ψ: the parameter count behind the training state.
+    /// Ψ: the parameter count behind the training state: the URL's, else
+    /// the model's (its quoted count unless the URL reshapes it).
     pub fn params(&self) -> f64 {
-        self.params_override
-            .unwrap_or_else(|| self.arch().parameter_count())
+        self.params_override.unwrap_or_else(|| {
+            if self.arch_overrides.is_empty() {
+                self.model.params()
+            } else {
+                self.arch().exact_parameter_count()
+            }
+        })
     }
 
-    /// The GPU with the URL's sustained rate, if any.
+    /// The GPU.
     pub fn gpu(&self) -> GpuPreset {
+        *self.gpu
+    }
+
+    /// What a GPU computes at: `tflops` as a sustained rate when the URL
+    /// gives one; else the preset's peak at `mfu` (the URL's, or the preset's stated fraction).
+    pub fn rate(&self) -> Rate {
         match self.tflops_override {
-            Some(tflops) => GpuPreset {
+            Some(tflops) => Rate {
                 peak: FlopPerSecond(tflops * 1e12),
-                sustained_fraction: 1.0,
-                ..*self.gpu
+                mfu: 1.0,
             },
-            None => *self.gpu,
+            None => Rate {
+                peak: self.gpu.peak,
+                mfu: self.mfu_override.unwrap_or(self.gpu.mfu),
+            },
         }
+    }
+
+    /// The attention kernel: the URL's, or the one the model was trained with.
+    pub fn attention(&self) -> Attention {
+        self.attention_override.unwrap_or(self.model.attention)
+    }
+
+    /// FLOP a token costs in training, counted as `flop` says, at the model's sequence length.
+    pub fn flop_per_token(&self) -> f64 {
+        let arch = self.arch();
+        flop_per_token(self.flop, self.params(), &arch, f64::from(arch.seq))
+    }
+
+    /// The whole run's training compute: FLOP a token × `tokens`.
+    pub fn training_flop(&self) -> Flop {
+        Flop(self.flop_per_token() * self.tokens)
     }
 }
 
@@ -276,7 +368,7 @@ mod tests {
         assert!(notices.is_empty());
         assert_eq!(scenario, Scenario::default());
         assert_eq!(scenario.params(), 6.74e9);
-        assert_eq!(scenario.gpu().sustained(), FlopPerSecond(150e12));
+        assert_eq!(scenario.rate().sustained(), FlopPerSecond(150e12));
     }
 
     #[test]
@@ -303,7 +395,7 @@ mod tests {
         assert!(notices.is_empty(), "{notices:?}");
         assert_eq!(scenario.arch().layers, 40);
         assert_eq!(scenario.params(), 9e9);
-        assert_eq!(scenario.gpu().sustained(), FlopPerSecond(400e12));
+        assert_eq!(scenario.rate().sustained(), FlopPerSecond(400e12));
         let mut pairs = Vec::new();
         scenario.write(&mut pairs);
         let (again, _) = read(&super::super::query::to_search(&pairs));

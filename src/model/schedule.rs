@@ -26,7 +26,7 @@
 //! wherever those hold (every m for GPipe and 1F1B, m a multiple of p for
 //! interleaving, m ≥ p for ZB-H1): tested in `tests/schedule.rs`.
 
-use super::pipeline::Schedule;
+use super::pipeline::{micro_batches_for_bubble_below, runnable_micro_batches, Schedule};
 
 /// What a block computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -89,7 +89,9 @@ impl Timeline {
         if self.makespan == 0 {
             return 0.0;
         }
-        1.0 - f64::from(self.busy_ticks()) / f64::from(self.makespan)
+        // Idle over total, each a whole number of ticks: 1 − busy/total
+        // would round 7/70 to just under 0.1.
+        f64::from(self.makespan - self.busy_ticks()) / f64::from(self.makespan)
     }
 }
 
@@ -177,25 +179,41 @@ fn stage_order(schedule: Schedule, p: u32, m: u32, v: u32, s: u32) -> Vec<Op> {
     order
 }
 
-/// The micro-batch count a schedule runs for `m` requested: the interleaved
-/// schedule streams micro-batches p at a time through the chunks, so it
-/// needs a multiple of p (Narayanan et al. 2021, section 2.2.2; Megatron-LM
-/// asserts it) and rounds up to one.
-pub fn runnable_micro_batches(schedule: Schedule, p: u32, m: u32) -> u32 {
-    let p = p.clamp(1, MAX_STAGES);
-    let m = m.clamp(1, MAX_MICRO_BATCHES);
-    if schedule == Schedule::Interleaved {
-        m.div_ceil(p) * p
-    } else {
-        m
+/// The fewest micro-batches (a count the schedule runs) whose simulated
+/// bubble is under `target`, or `None` past the simulator's largest
+/// count. The closed form ([`micro_batches_for_bubble_below`]) only gives
+/// the search its starting point; the simulated timeline decides, so the
+/// answer is the one the drawn timeline shows.
+pub fn fewest_micro_batches_below(
+    schedule: Schedule,
+    p: u32,
+    chunks: u32,
+    target: f64,
+) -> Option<u32> {
+    let simulated = |m: u32| simulate(schedule, p, m, chunks).bubble();
+    let step = runnable_micro_batches(schedule, p, 1);
+    let mut m = micro_batches_for_bubble_below(schedule, p, chunks, target, MAX_MICRO_BATCHES)?;
+    while m > step && simulated(m - step) < target {
+        m -= step;
     }
+    while simulated(m) >= target {
+        m += step;
+        if m > MAX_MICRO_BATCHES {
+            return None;
+        }
+    }
+    Some(m)
 }
 
 /// Simulates one step of `schedule` on `p` stages with `m` micro-batches
 /// (see [`runnable_micro_batches`]) and, for the interleaved schedule,
 /// `chunks` model chunks per GPU.
 pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
-    let m = runnable_micro_batches(schedule, p, m);
+    let m = runnable_micro_batches(
+        schedule,
+        p.clamp(1, MAX_STAGES),
+        m.clamp(1, MAX_MICRO_BATCHES),
+    );
     let p = p.clamp(1, MAX_STAGES);
     let v = if schedule == Schedule::Interleaved {
         chunks.clamp(1, MAX_CHUNKS)

@@ -7,7 +7,7 @@
 //! the global batch B is B/d sequences, streamed as micro-batches of one
 //! sequence each (so m = B/d), and its bubble is (p − 1)/(m + p − 1).
 
-use super::compute::{training_flop, training_time};
+use super::compute::training_time;
 use super::memory::{BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{bubble, Schedule};
 use super::units::{Flop, FlopPerSecond, Seconds};
@@ -68,12 +68,12 @@ pub struct Estimate {
     pub time: Seconds,
 }
 
-/// Estimates a 3D layout for `params` parameters trained on `tokens` tokens
-/// with a global batch of `batch` sequences, each GPU sustaining `rate`.
+/// Estimates a 3D layout for `params` parameters trained with `compute`
+/// FLOP in all, a global batch of `batch` sequences, each GPU sustaining `rate`.
 pub fn estimate(
     layout: &Layout,
     params: f64,
-    tokens: f64,
+    compute: Flop,
     batch: u32,
     rate: FlopPerSecond,
     gpus_per_node: u32,
@@ -83,7 +83,6 @@ pub fn estimate(
     let state = TrainingState::zero(params / model_parallel, bytes, layout.zero, layout.data);
     let micro_batches = layout.micro_batches(batch);
     let bubble = bubble(Schedule::OneFOneB, layout.pipeline, micro_batches, 1);
-    let compute = training_flop(params, tokens, false);
     Estimate {
         gpus: layout.gpus(),
         nodes: layout.nodes(gpus_per_node),

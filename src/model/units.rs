@@ -75,9 +75,21 @@ unit!(
 impl Bytes {
     pub const GB: f64 = 1e9;
 
-    /// A memory capacity in whole gigabytes, as GPUs are sold: `80 GB`, `141 GB`.
+    pub const GIB: f64 = 1_073_741_824.0;
+
+    /// A GPU's memory as exactly as a short text can say it: whole
+    /// gigabytes (`80 GB`, the seeds' illustrative GPU), else whole
+    /// gibibytes as devices report them (`80 GiB`), else gibibytes to one
+    /// decimal (`140.4 GiB`).
     pub fn capacity_text(self) -> String {
-        format!("{} GB", group_thousands(self.0 / Self::GB))
+        let (gb, gib) = (self.0 / Self::GB, self.0 / Self::GIB);
+        if gb.fract() == 0.0 {
+            format!("{} GB", group_thousands(gb))
+        } else if gib.fract() == 0.0 {
+            format!("{} GiB", group_thousands(gib))
+        } else {
+            format!("{gib:.1} GiB")
+        }
     }
 
     /// How long these bytes take over a link.
@@ -99,6 +111,12 @@ impl Seconds {
     pub const DAY: f64 = 86_400.0;
     /// A Julian year, 365.25 days.
     pub const YEAR: f64 = 365.25 * 86_400.0;
+}
+
+/// A count with its noun, singular for one: `1 GPU`, `1,024 GPUs`.
+pub fn counted(count: f64, one: &str, many: &str) -> String {
+    let noun = if count == 1.0 { one } else { many };
+    format!("{} {noun}", group_thousands(count))
 }
 
 /// Groups the integer part of a non-negative number in thousands: `1,024`.
@@ -318,6 +336,9 @@ mod tests {
         assert_eq!(Bytes(1.08e6).to_string(), "1.1 MB");
         assert_eq!(Bytes(2.5e3).to_string(), "2.5 KB");
         assert_eq!(Bytes(80e9).capacity_text(), "80 GB");
+        // An A100's 81,920 MiB and an H200's 143,771 MiB, as nvidia-smi reports them.
+        assert_eq!(Bytes(81_920.0 * 1_048_576.0).capacity_text(), "80 GiB");
+        assert_eq!(Bytes(143_771.0 * 1_048_576.0).capacity_text(), "140.4 GiB");
         assert_eq!(Bytes(2.5e3).in_unit(ByteUnit::Decimal), "2.5 KB");
     }
 

@@ -22,6 +22,12 @@ pub fn NumberInput(
     let id = control_id(param);
     let error_id = format!("{id}-error");
     let error = RwSignal::new(None::<String>);
+    // A value set from elsewhere (another control, a preset) replaces
+    // whatever was typed, and with it the complaint about it.
+    Effect::new(move |_| {
+        text.track();
+        error.set(None);
+    });
     view! {
         <div class="control control--number">
             <label class="control__label" for=id.clone()>{label}</label>

@@ -52,6 +52,8 @@ pub struct ReadoutData {
     /// The value formatted as the seeds format it.
     pub text: String,
     pub unit: Unit,
+    /// What the value assumes, shown beside it (`at 40% of 989 TFLOP/s`).
+    pub note: Option<String>,
 }
 
 impl ReadoutData {
@@ -69,6 +71,15 @@ impl ReadoutData {
             value,
             text: text.into(),
             unit,
+            note: None,
+        }
+    }
+
+    /// The readout with what it assumes shown beside it.
+    pub fn with_note(self, note: impl Into<String>) -> Self {
+        Self {
+            note: Some(note.into()),
+            ..self
         }
     }
 
@@ -160,6 +171,7 @@ pub fn Readout(
         >
             <span class="readout__label">{move || data.with(|d| d.label.clone())}</span>
             <span class="readout__value">{move || data.with(|d| d.shown(unit.get()))}</span>
+            {move || data.with(|d| d.note.clone()).map(|note| view! { <span class="readout__note">{note}</span> })}
         </div>
     }
 }

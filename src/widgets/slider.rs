@@ -14,13 +14,15 @@ pub fn Slider(
     label: &'static str,
     /// The URL key this control writes, published as `data-param`.
     param: &'static str,
-    /// Smallest value, in the parameter's base unit.
-    min: f64,
+    /// Smallest position (the parameter's base unit, or its log10 on a log-scale slider).
+    #[prop(into)]
+    min: Signal<f64>,
     /// Largest value, in the parameter's base unit (may grow to fit a value from the URL).
     #[prop(into)]
     max: Signal<f64>,
-    /// Step between positions, in the parameter's base unit.
-    step: f64,
+    /// Step between positions.
+    #[prop(into)]
+    step: Signal<f64>,
     /// Current value, in the parameter's base unit.
     #[prop(into)]
     value: Signal<f64>,
@@ -39,10 +41,16 @@ pub fn Slider(
                 class="control__range"
                 type="range"
                 data-param=param
-                min=min
+                min=move || min.get()
                 max=move || max.get()
-                step=step
-                prop:value=move || value.get()
+                step=move || step.get()
+                // Set again whenever the range moves (a slider turning
+                // log-scale), after it: the browser clamps a value to the old range.
+                prop:value=move || {
+                    min.track();
+                    max.track();
+                    value.get()
+                }
                 aria-valuetext=move || text.get()
                 on:input=move |event| {
                     if let Ok(parsed) = event_target_value(&event).parse::<f64>() {

@@ -18,12 +18,25 @@ test('planner: 1,120 GB at the defaults, ZeRO-3 gives 140 GB at 8 GPUs and 70 GB
   expectTexts(assert, found, { 'state-per-gpu': '1,120 GB', capacity: '80 GB', fits: 'No', weights: '140.0 GB', 'master-weights': '280.0 GB', 'optimizer-state': '560.0 GB' });
   assert.equal(found['state-per-gpu'].value, 1120e9);
   assert.ok(found.activations.value > 0 && found['traffic-per-step'].value > 0);
-  // Halving the sequence more than halves the activations (the attention term grows with s²).
+  // With FlashAttention (Llama 2's default) every stored term is linear in s: half the sequence, half the activations.
   await page.fill('input[data-param="seq"]', '2048');
   await page.keyboard.press('Enter');
   const shorter = await readouts(page);
-  assert.ok(shorter.activations.value < found.activations.value / 2, 'activations shrink with the sequence');
+  assert.equal(shorter.activations.value, found.activations.value / 2, 'activations halve with the sequence');
   await urlMatching(page, /seq=2048/);
+  // With the scores stored, Korthikanti's 5as²b term makes them more than halve.
+  await page.locator('fieldset[data-param="attention"] label', { hasText: 'Scores stored' }).click();
+  await urlMatching(page, /attention=standard/);
+  const stored = await readouts(page);
+  await page.fill('input[data-param="seq"]', '4096');
+  await page.keyboard.press('Enter');
+  await urlMatching(page, /seq=4096|fig=planner&attention=standard$/);
+  const storedLonger = await readouts(page);
+  assert.ok(stored.activations.value < storedLonger.activations.value / 2, 'the stored scores grow with s²');
+  await page.locator('fieldset[data-param="attention"] label', { hasText: 'FlashAttention' }).click();
+  await page.fill('input[data-param="seq"]', '2048');
+  await page.keyboard.press('Enter');
+  await urlMatching(page, /\?fig=planner&seq=2048$/);
   await page.fill('input[data-param="seq"]', '4096');
   await page.keyboard.press('Enter');
   await page.fill('input[data-param="micro-batch"]', '2');
@@ -175,9 +188,10 @@ test('the page has a second part with the course figures, exercises and the sect
     assert.equal(await page.locator(`[id="${id}"]`).count(), 1, id);
   }
   expectTexts(assert, await readouts(page, '#planner'), { 'state-per-gpu': '1,120 GB' });
-  expectTexts(assert, await readouts(page, '#beyond'), { 'alltoall-per-layer': '117 MB', 'activations-per-gpu-layer': '18.3 GB' });
+  // Llama 3 8B at 131,072 tokens, selective recomputation: s(10h + 2h + 4·1,024 + 2h + 6·ffn) = 131,072 × 147,456 bytes.
+  expectTexts(assert, await readouts(page, '#beyond'), { 'alltoall-per-layer': '117 MB', 'activations-per-gpu-layer': '19.3 GB' });
   await press(page, '#beyond input[data-param="cp"]', 'End');
-  expectTexts(assert, await readouts(page, '#beyond'), { 'activations-per-gpu-layer': '1.14 GB' });
+  expectTexts(assert, await readouts(page, '#beyond'), { 'activations-per-gpu-layer': '1.21 GB' });
   assert.deepEqual(errors, []);
   await close();
 });

@@ -103,7 +103,8 @@ test('a shared URL reproduces its readouts on reload', async () => {
   const first = await open(app.browser, url);
   await ready(first.page);
   const before = await readouts(first.page);
-  assert.equal(before['training-state'].text, '208.0 GB');
+  // Llama 2 13B's shape adds up to 13,015,864,320 parameters: 16 bytes each.
+  assert.equal(before['training-state'].text, '208.3 GB');
   assert.equal(before.compute.text, '7.8e22 FLOP');
   await first.page.reload();
   await ready(first.page);
@@ -126,7 +127,8 @@ test('choosing a model preset updates the readouts and the URL', async () => {
 
 for (const [query, expected] of [
   ['tokens=banana', '8.1e22 FLOP'],
-  ['tokens=-5', '2.0e21 FLOP'],
+  // Clamped to the smallest count the URL takes, 1B: 6 × 6.74e9 × 1e9.
+  ['tokens=-5', '4.0e19 FLOP'],
   ['tokens=1e400', '8.1e22 FLOP'],
   ['tokens=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', '8.1e22 FLOP'],
 ]) {

@@ -1,0 +1,136 @@
+// Numbers that hold up against real runs (issue 10), in the browser: the
+// planner's two verdicts for the module's "Try", its agreement with
+// Megatron-LM's memory report, 15T tokens in `why` with its log-scale
+// slider, the rate beside every time, and the published runs' section.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, readouts, ready, useApp, urlMatching } from './harness.mjs';
+
+const app = useApp();
+
+test('the module\'s "Try" at ZeRO-3 on 16 GPUs: the state fits, the activations do not, and the page says so', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&stage=3&gpus=16`);
+  await ready(page);
+  const found = await readouts(page);
+  // 16 bytes × 70e9 / 16 GPUs = 70 GB, against the illustrative 80 GB.
+  assert.equal(found['state-per-gpu'].value, 70e9);
+  assert.equal(found['state-fits'].value, 1);
+  assert.equal(found.fits.value, 0);
+  const verdict = await page.locator('.fig-planner__verdict').textContent();
+  assert.match(verdict, /^The training state fits, 70\.0 GB of 80 GB; with the activations at sequence 4,096 it needs/);
+  assert.match(verdict, /turn on full recomputation/);
+  // Clicking the named fix's label makes it fit, and changes nothing else on the state.
+  await page.locator('fieldset[data-param="recompute"] label', { hasText: 'Full' }).click();
+  await urlMatching(page, /recompute=full/);
+  const after = await readouts(page);
+  assert.equal(after.fits.value, 1);
+  assert.equal(after['state-per-gpu'].value, 70e9);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('the planner agrees with Megatron-LM\'s theoretical memory report for GPT-3 on 1,024 GPUs', async () => {
+  const query = 'model=gpt3-175b&gpus=1024&tp=8&pp=8&batch=1536&bytes=18&stage=1&seq=2048&micro-batch=1&sp=1&recompute=selective';
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&${query}`);
+  await ready(page);
+  const found = await readouts(page);
+  // Megatron-LM: (173.95e9 / 8 + 50,257 × 12,288) / 8 × (6 + 12/16) bytes; 2048 × 12288 × 34 × 96 + embedding, over 8.
+  assert.ok(Math.abs(found['state-per-gpu'].value / 18.87e9 - 1) < 0.02, `state ${found['state-per-gpu'].value}`);
+  assert.ok(Math.abs(found.activations.value / 10.29e9 - 1) < 0.02, `activations ${found.activations.value}`);
+  assert.equal(found['micro-batches'].value, 96);
+  // 1F1B, p = 8, m = 96: (p − 1)/(m + p − 1) = 7/103.
+  assert.ok(Math.abs(found.bubble.value - 7 / 103) < 1e-12);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('why takes 15T tokens: 7.2e23 FLOP and 57 years at 400 TFLOP/s, and its slider turns log-scale', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why&model=llama3-8b&tokens=15T&tflops=400`);
+  await ready(page);
+  const found = await readouts(page);
+  // 6 × 8,030,261,248 × 15e12 = 7.23e23 FLOP; / 4e14 FLOP/s = 1.81e9 s = 57.3 Julian years.
+  assert.equal(found.compute.text, '7.2e23 FLOP');
+  assert.equal(found['time-1-gpu'].text, '57.3 years');
+  assert.equal(await page.locator('[data-readout="time-1-gpu"] .readout__note').textContent(), 'at 400 TFLOP/s sustained');
+  const slider = page.locator('input[data-param="tokens"]');
+  // The slider runs over log10 of 1B to 1,000T, its thumb at log10(15e12).
+  assert.deepEqual(await slider.evaluate((el) => [Number(el.min), Number(el.max)]), [9, 15]);
+  assert.ok(Math.abs(Number(await slider.inputValue()) - Math.log10(15e12)) < 0.01);
+  await slider.focus();
+  await page.keyboard.press('End');
+  const url = await urlMatching(page, /tokens=1000T/);
+  assert.match(url, /fig=why/);
+  const largest = await readouts(page);
+  assert.equal(largest.compute.value, 6 * 8030261248 * 1e15);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('every time readout names its rate, and the MFU control moves it', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&gpu=h100-sxm`);
+  await ready(page);
+  assert.equal(await page.locator('[data-readout="train-time"] .readout__note').textContent(), 'at 40% of 989 TFLOP/s');
+  const before = (await readouts(page))['train-time'].value;
+  const mfu = page.locator('input[data-param="mfu"]');
+  await mfu.focus();
+  for (let i = 0; i < 40; i += 1) await page.keyboard.press('ArrowRight');
+  await urlMatching(page, /mfu=0\.8/);
+  assert.equal(await page.locator('[data-readout="train-time"] .readout__note').textContent(), 'at 80% of 989 TFLOP/s');
+  // Twice the rate while busy, half the days.
+  const after = (await readouts(page))['train-time'].value;
+  assert.ok(Math.abs(after / before - 0.5) < 1e-9, `${after} / ${before}`);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('the published runs are on the full page, each opening in the planner', async () => {
+  const { page, errors, close } = await open(app.browser, app.server.base);
+  await ready(page);
+  const cards = page.locator('#published-runs article.run');
+  assert.ok((await cards.count()) >= 6);
+  // Each card says where its numbers come from and whether the run fits here.
+  assert.match(await cards.first().textContent(), /Narayanan et al\. 2021.*fits/s);
+  assert.equal(await page.locator('#published-runs article.run--over').count(), 2, 'the two Llama 3 layouts we say do not fit');
+  const link = cards.first().locator('.run__name a');
+  const href = await link.getAttribute('href');
+  assert.match(href, /^\?step=planner&model=gpt3-175b&gpus=1024/);
+  await link.click();
+  await page.waitForURL(/step=planner/);
+  await ready(page);
+  const found = await readouts(page, '#planner');
+  assert.equal(found['micro-batches'].value, 96);
+  assert.equal(found.capacity.text, '80 GiB');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('the schedule appears with a pipeline, and its labels and the chunks box change the first stage', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=gpt3-175b&gpus=64&tp=8&batch=64&recompute=selective&sp=1`);
+  await ready(page);
+  const schedule = page.locator('fieldset[data-param="schedule"]');
+  assert.equal(await schedule.count(), 0, 'no schedule without a pipeline');
+  const stages = page.locator('input[data-param="pp"]');
+  await stages.fill('8');
+  await stages.press('Enter');
+  await urlMatching(page, /pp=8/);
+  const oneFOneB = await readouts(page);
+  // d = 64 / (8 × 8) = 1, so m = 64 micro-batches; 1F1B holds p = 8 of them on the first stage.
+  assert.equal(oneFOneB['micro-batches'].value, 64);
+  await schedule.locator('label', { hasText: 'GPipe' }).click();
+  await urlMatching(page, /schedule=gpipe/);
+  const gpipe = await readouts(page);
+  // GPipe holds all 64: the layers' share of the activations grows 8-fold (the embedding's too).
+  assert.ok(Math.abs(gpipe.activations.value / oneFOneB.activations.value - 8) < 1e-9);
+  assert.equal(gpipe.bubble.value, oneFOneB.bubble.value);
+  await schedule.locator('label', { hasText: 'Interleaved' }).click();
+  const chunks = page.locator('input[data-param="chunks"]');
+  await chunks.fill('4');
+  await chunks.press('Enter');
+  await urlMatching(page, /schedule=interleaved&chunks=4/);
+  const interleaved = await readouts(page);
+  // (p − 1)/(vm + p − 1) = 7/263, and p(1 + (p − 1)/(pv)) = 8 × (1 + 7/32) micro-batches in flight.
+  assert.ok(Math.abs(interleaved.bubble.value - 7 / 263) < 1e-12);
+  assert.ok(Math.abs(interleaved.activations.value / oneFOneB.activations.value - (1 + 7 / 32)) < 1e-9);
+  assert.deepEqual(errors, []);
+  await close();
+});
