@@ -75,16 +75,18 @@ fn embed_page() -> String {
         .iter()
         .map(|figure| {
             let slug = figure.slug();
-            let params: Vec<String> = keys(figure)
+            let mut params: Vec<String> = keys(figure)
                 .iter()
                 .map(|k| {
                     if k.shared {
-                        format!("          <li><code>{}</code>: {}, a shared key with a control here</li>", k.key, escape(&k.label.to_lowercase()))
+                        format!("          <li><code>{}</code> (shared, above): the figure's \u{201c}{}\u{201d} control sets it</li>", k.key, escape(k.label))
                     } else {
                         format!("          <li><code>{}</code>: {}, {}. {}</li>", k.key, escape(&k.label.to_lowercase()), inline_code(&k.values), inline_code(k.help))
                     }
                 })
                 .collect();
+            // A key with two controls (a slider and a box) is listed once.
+            params.dedup_by(|a, b| a.split("</code>").next() == b.split("</code>").next());
             let example = example_query(figure);
             let snippet = iframe_snippet(&format!("{HOST}{example}"), &format!("Parallax: {}", figure.about.title));
             format!(
@@ -96,7 +98,7 @@ fn embed_page() -> String {
       </ul>
       <p>Example: <a href="./{example_attr}">{example_html}</a></p>
       <pre tabindex="0"><code>{snippet}</code></pre>
-      <iframe src="./?fig={slug}&amp;chrome=0" title="{title}, live preview" loading="lazy"></iframe>
+      <iframe src="./{example_attr}" title="{title}, live preview of the example" loading="lazy"></iframe>
     </section>"#,
                 example_attr = escape(&example),
                 example_html = escape(&example),
@@ -125,9 +127,10 @@ fn embed_page() -> String {
     <main>
       <h1>Embedding a Parallax figure</h1>
       <p>Every figure of <a href="./">the explainer</a> can stand alone in an iframe on your own page.
-        Pick a figure below, set it up the way you want it (in the preview, or by writing its parameters
-        into the address), then copy the embed code from its "Share or embed" panel, or adapt the
-        snippet shown here. Replace <code>{HOST}</code> with wherever these files are served from.</p>
+        Each figure below has its parameters, an example and a live preview of that example. Set the
+        preview up the way you want it and copy the embed code from its "Share or embed" panel (under
+        the figure), or adapt the snippet shown here, replacing <code>{HOST}</code> with wherever these
+        files are served from. Add <code>&amp;chrome=0</code> to show the figure without that panel.</p>
       <h2>Parameters every figure reads</h2>
       <ul class="params">
 {shared}
@@ -190,7 +193,9 @@ fn readme_section() -> String {
             .iter()
             .map(|k| format!("`{}` {}", k.key, k.values))
             .collect();
-        let shared: Vec<String> = shared.iter().map(|k| format!("`{}`", k.key)).collect();
+        let mut shared: Vec<String> = shared.iter().map(|k| format!("`{}`", k.key)).collect();
+        // A key with two controls (a slider and a box) is one key.
+        shared.dedup();
         out.push_str(&match (own.is_empty(), shared.is_empty()) {
             (false, false) => format!(
                 "{}; controls for the shared {}",

@@ -182,3 +182,32 @@ fn fewest_micro_batches_is_the_simulators() {
         }
     }
 }
+
+/// GPipe and 1F1B idle alike: whatever the forward and backward take (F = B,
+/// or B = 2F as in the figures), both leave (p − 1)(F + B) idle of
+/// (m + p − 1)(F + B), a bubble of (p − 1)/(m + p − 1) (Narayanan et al.
+/// 2021, section 2.2.1). 1F1B's gain is memory: at most p micro-batches in flight.
+#[test]
+fn gpipe_and_one_f_one_b_have_equal_bubbles_for_any_block_lengths() {
+    use parallax::model::schedule::simulate_timed;
+    for (forward, backward) in [(1, 1), (1, 2), (2, 3)] {
+        for p in 1..=8u32 {
+            for m in 1..=24u32 {
+                let gpipe = simulate_timed(Schedule::GPipe, p, m, 1, forward, backward);
+                let one_f_one_b = simulate_timed(Schedule::OneFOneB, p, m, 1, forward, backward);
+                let expected = f64::from(p - 1) / f64::from(m + p - 1);
+                assert!(
+                    (gpipe.bubble() - expected).abs() < 1e-12,
+                    "GPipe F={forward} B={backward} p={p} m={m}"
+                );
+                assert!(
+                    (one_f_one_b.bubble() - expected).abs() < 1e-12,
+                    "1F1B F={forward} B={backward} p={p} m={m}: {}",
+                    one_f_one_b.bubble()
+                );
+                assert_eq!(gpipe.peak_in_flight, f64::from(m));
+                assert_eq!(one_f_one_b.peak_in_flight, f64::from(m.min(p)));
+            }
+        }
+    }
+}

@@ -5,16 +5,17 @@
 use leptos::prelude::*;
 use plotters::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
 use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline, TimelineData};
 use crate::model::choice::Choice;
 use crate::model::pipeline::{bubble, Schedule};
 use crate::model::schedule::fewest_micro_batches_below;
-use crate::model::units::Fraction;
+use crate::model::units::{trimmed, Fraction};
 use crate::widgets::{
-    draw_line_chart, AxisLabel, Canvas, LineChart, NumberQuestion, Palette, PlotCanvas, Readout,
-    ReadoutData, Series, Unit,
+    draw_line_chart, num, AxisLabel, Canvas, Equation, LineChart, NumberQuestion, Palette, Piece,
+    PlotCanvas, Readout, ReadoutData, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<BubbleParams>(
@@ -108,6 +109,8 @@ pub struct BubbleData {
     pub chart: LineChart,
     pub bubble: ReadoutData,
     pub micro_for_10pct: ReadoutData,
+    /// The bubble, and the inequality that gives `micro-for-10pct`.
+    pub equations: Vec<Equation>,
     pub summary: String,
 }
 
@@ -126,7 +129,27 @@ pub fn data(params: &BubbleParams) -> BubbleData {
         schedule = pipeline.schedule.label(),
         bubble = Fraction(value),
     );
+    let bubble = ReadoutData::fraction("bubble", "Bubble (idle time)", value);
+    let micro_for_10pct = ReadoutData::new(
+        "micro-for-10pct",
+        "Micro-batches for a bubble under 10%",
+        needed.map_or(0.0, f64::from),
+        needed_text,
+        Unit::Count,
+    );
+    let simulated = &timeline.simulated;
+    let equations = vec![
+        equations::bubble(
+            pipeline.schedule,
+            p,
+            simulated.micro_batches,
+            simulated.chunks,
+            &bubble,
+        ),
+        under_target(pipeline.schedule, p, simulated.chunks, &micro_for_10pct),
+    ];
     BubbleData {
+        equations,
         chart: chart(
             p,
             pipeline.chunks,
@@ -135,15 +158,53 @@ pub fn data(params: &BubbleParams) -> BubbleData {
             value,
         ),
         timeline,
-        bubble: ReadoutData::fraction("bubble", "Bubble (idle time)", value),
-        micro_for_10pct: ReadoutData::new(
-            "micro-for-10pct",
-            "Micro-batches for a bubble under 10%",
-            needed.map_or(0.0, f64::from),
-            needed_text,
-            Unit::Count,
-        ),
+        bubble,
+        micro_for_10pct,
         summary,
+    }
+}
+
+/// The bubble under 10% solved for m: (p − 1)/(m + p − 1) < 0.1 gives
+/// m > 9(p − 1); with v chunks, m > 9(p − 1)/v (then a multiple of p);
+/// ZB-H1's (p − 1)/(3m + p − 1) gives m > 3(p − 1). The answer is the
+/// simulator's (`micro-for-10pct`), which these bounds agree with.
+fn under_target(schedule: Schedule, p: u32, v: u32, needed: &ReadoutData) -> Equation {
+    let idle = f64::from(p.max(1) - 1);
+    let (factor, per) = match schedule {
+        Schedule::ZeroBubbleH1 => (3.0, 1.0),
+        Schedule::Interleaved => (9.0, f64::from(v.max(1))),
+        Schedule::GPipe | Schedule::OneFOneB => (9.0, 1.0),
+    };
+    let bound = factor * idle / per;
+    let mut symbol = vec![
+        num(factor),
+        Piece::Group(vec![var("p", "pp"), Piece::Op("−"), num(1)]),
+    ];
+    if schedule == Schedule::Interleaved {
+        symbol = vec![Piece::Frac(symbol, vec![var("v", "chunks")])];
+    }
+    let m = || var("m", "micro");
+    let mut rows = vec![
+        vec![Piece::Op("<"), num(TARGET)],
+        [vec![Piece::Op("⇒"), m(), Piece::Op(">")], symbol].concat(),
+        vec![Piece::Op("⇒"), m(), Piece::Op(">"), num(trimmed(bound, 3))],
+    ];
+    if needed.value > 0.0 {
+        rows.push(vec![
+            Piece::Op("⇒"),
+            m(),
+            Piece::Op("="),
+            Piece::Value(needed.text.clone(), needed.id),
+        ]);
+    }
+    Equation {
+        words: format!(
+            "A bubble under 10% needs m greater than {} micro-batches: {} of them",
+            trimmed(bound, 3),
+            needed.text
+        ),
+        left: vec![equations::bubble_symbol(schedule)],
+        rows,
     }
 }
 
@@ -168,6 +229,10 @@ impl Params for BubbleParams {
 
     fn summary(d: &BubbleData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &BubbleData) -> Vec<Equation> {
+        d.equations.clone()
     }
 
     fn scenario(&self) -> Option<&crate::model::scenario::Scenario> {

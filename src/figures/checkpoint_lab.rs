@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::equations::var;
 use super::figure::{About, Figure, Params, Part};
 use super::param::{whole, Param};
 use crate::model::checkpoint::{
@@ -14,10 +15,10 @@ use crate::model::checkpoint::{
     time_ratio, Network, Run, Stopwatch, TimeRatio, Timing, VALUE_BYTES,
 };
 use crate::model::query::NumberSpec;
-use crate::model::units::{Bytes, Fraction};
+use crate::model::units::{trimmed, Bytes, Fraction};
 use crate::widgets::{
-    draw_line_chart, AxisLabel, Canvas, InWords, LineChart, Palette, PlotCanvas, ReadoutData,
-    ReadoutPanel, Series, Unit,
+    draw_line_chart, num, AxisLabel, Canvas, Equation, Equations, InWords, LineChart, Palette,
+    Piece, PlotCanvas, ReadoutData, ReadoutPanel, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<LabParams>(
@@ -125,11 +126,77 @@ pub struct LabData {
     pub time_ratio: Option<ReadoutData>,
     /// Predicted peak bytes for every k from 1 to L.
     pub predicted: Vec<(f64, f64)>,
+    /// The peak with a checkpoint every k layers, and k ≈ √L.
+    pub equations: Vec<Equation>,
     pub summary: String,
 }
 
 /// Gradients that differ by less than this (relative) agree.
 pub const AGREEMENT: f64 = 1e-12;
+
+/// The peak with a checkpoint every k layers, in tensors of a bytes: L + 1
+/// when every activation is kept, L/k + k when k divides L (Chen et al.
+/// 2016, section 4.3; `predicted_peak_tensors` for the rest); and the best
+/// k near √L.
+fn equations(
+    layers: usize,
+    k: usize,
+    tensor: f64,
+    memory: &ReadoutData,
+    best: &ReadoutData,
+) -> Vec<Equation> {
+    let (l, kk) = (var("L", "layers"), var("k", "every"));
+    let a = || var("a", "width");
+    let (symbol, value) = if k == 1 {
+        (
+            vec![Piece::Group(vec![l.clone(), Piece::Op("+"), num(1)])],
+            vec![Piece::Group(vec![num(layers), Piece::Op("+"), num(1)])],
+        )
+    } else if layers.is_multiple_of(k) {
+        (
+            vec![Piece::Group(vec![
+                Piece::Frac(vec![l.clone()], vec![kk.clone()]),
+                Piece::Op("+"),
+                kk,
+            ])],
+            vec![Piece::Group(vec![
+                Piece::Frac(vec![num(layers)], vec![num(k)]),
+                Piece::Op("+"),
+                num(k),
+            ])],
+        )
+    } else {
+        (
+            vec![Piece::Var("n", "peak", "every")],
+            vec![num(predicted_peak_tensors(layers, k))],
+        )
+    };
+    let times = || Piece::Op("×");
+    vec![
+        Equation {
+            words: format!(
+                "Activations at the peak with a checkpoint every {k} layers: {} tensors of a bytes each, {}",
+                predicted_peak_tensors(layers, k),
+                memory.text
+            ),
+            left: vec![var("M", memory.id)],
+            rows: vec![
+                [symbol, vec![times(), a()]].concat(),
+                [value, vec![times(), num(Bytes(tensor).to_string())]].concat(),
+                vec![Piece::Value(memory.text.clone(), memory.id)],
+            ],
+        },
+        Equation {
+            words: format!("The best interval is near the square root of L: {}", best.text),
+            left: vec![Piece::Var("k", "*", best.id)],
+            rows: vec![
+                vec![Piece::Op("≈"), Piece::Sqrt(vec![l])],
+                vec![Piece::Op("≈"), Piece::Sqrt(vec![num(layers)]), Piece::Op("≈"), num(trimmed((layers as f64).sqrt(), 3))],
+                vec![Piece::Value(best.text.clone(), best.id)],
+            ],
+        },
+    ]
+}
 
 /// Computes what the lab shows from its parameters and the runs so far.
 pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
@@ -190,14 +257,17 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
             Fraction(extra)
         ),
     };
+    let activation_memory = ReadoutData::bytes(
+        "activation-memory",
+        "Activations at the peak, predicted",
+        predicted,
+    );
+    let best_every = ReadoutData::count("best-every", "Best interval k", best as f64);
     LabData {
+        equations: equations(layers, k, tensor, &activation_memory, &best_every),
         layers,
         every: k,
-        activation_memory: ReadoutData::bytes(
-            "activation-memory",
-            "Activations at the peak, predicted",
-            predicted,
-        ),
+        activation_memory,
         measured_memory: mine.map(|p| {
             ReadoutData::bytes(
                 "measured-memory",
@@ -206,7 +276,7 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
             )
         }),
         extra_compute: ReadoutData::fraction("extra-compute", "Extra compute", extra),
-        best_every: ReadoutData::count("best-every", "Best interval k", best as f64),
+        best_every,
         gradients_agree: (!points.is_empty()).then(|| {
             let text = if worst_difference == 0.0 {
                 "Yes, identical".to_string()
@@ -556,6 +626,10 @@ impl Params for LabParams {
         data(self, &[])
     }
 
+    fn equations(d: &LabData) -> Vec<Equation> {
+        d.equations.clone()
+    }
+
     fn readouts(d: &LabData) -> Vec<ReadoutData> {
         d.all()
     }
@@ -605,6 +679,7 @@ impl Params for LabParams {
                 </div>
             </div>
             <ReadoutPanel readouts=panel/>
+            <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone()))/>
             <InWords text=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
         }
         .into_any()

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
 use super::shared;
@@ -17,7 +18,7 @@ use crate::model::memory::{fits, TrainingState};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::units::group_thousands;
-use crate::widgets::{rows, ReadoutData, Unit};
+use crate::widgets::{num, rows, Equation, Piece, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<DpParams>(
     About {
@@ -93,6 +94,8 @@ pub struct DpData {
     pub allreduce_time: ReadoutData,
     pub batch_caption: String,
     pub state_note: String,
+    /// S = 2(N − 1)/N × G and the compute of a step, with the current values.
+    pub equations: Vec<Equation>,
     pub summary: String,
 }
 
@@ -162,7 +165,8 @@ pub fn data(params: &DpParams) -> DpData {
         capacity = gpu.memory.capacity_text(),
     )
     };
-    DpData {
+    let mut figure = DpData {
+        equations: Vec::new(),
         gpus,
         capacity_percent: gpu.memory.value() / scale * 100.0,
         over_capacity: over,
@@ -185,9 +189,14 @@ pub fn data(params: &DpParams) -> DpData {
         allreduce_time: ReadoutData::seconds("allreduce-time", "All-reduce time", step.allreduce)
             .with_note(format!("at {bandwidth}")),
         batch_caption: format!(
-            "Global batch: {} sequences of {} tokens, split evenly",
+            "Global batch: {} sequences of {} tokens, split {}",
             group_thousands(batch),
-            group_thousands(seq)
+            group_thousands(seq),
+            if (batch as u32).is_multiple_of(n) {
+                "evenly"
+            } else {
+                "as evenly as whole sequences allow"
+            }
         ),
         state_note: format!(
             "Each bar is one GPU's full copy, {total}; the mark is its memory{}.",
@@ -198,7 +207,64 @@ pub fn data(params: &DpParams) -> DpData {
             }
         ),
         summary,
-    }
+    };
+    figure.equations = equations(params, &figure);
+    figure
+}
+
+/// The ring all-reduce's traffic, S = 2(N − 1)/N × G (Patarasuk and Yuan
+/// 2009; `comm.rs`), and a step's compute, c·(B/N)·s / X.
+fn equations(params: &DpParams, d: &DpData) -> Vec<Equation> {
+    let scenario = &params.scenario;
+    let n = params.gpus.max(1);
+    let (token_symbol, token_value) = equations::per_token(scenario);
+    let seq = scenario.arch().seq;
+    let rate = scenario.rate().sustained();
+    let gradient = || Piece::Value(d.gradient_size.text.clone(), "gradient-size");
+    vec![
+        Equation {
+            words: format!(
+                "Each GPU sends S equals 2 times N minus 1 over N times the gradient G: {}",
+                d.sent_per_gpu.text
+            ),
+            left: vec![var("S", "sent-per-gpu")],
+            rows: vec![
+                vec![
+                    num(2),
+                    Piece::Op("×"),
+                    Piece::Frac(vec![var("N", "gpus"), Piece::Op("−"), num(1)], vec![var("N", "gpus")]),
+                    Piece::Op("×"),
+                    var("G", "gradient-size"),
+                ],
+                vec![
+                    num(2),
+                    Piece::Op("×"),
+                    Piece::Frac(vec![num(n), Piece::Op("−"), num(1)], vec![num(n)]),
+                    Piece::Op("×"),
+                    gradient(),
+                ],
+                equations::result(&d.sent_per_gpu),
+            ],
+        },
+        Equation {
+            words: format!(
+                "A step's compute on each GPU is the FLOP a token times its B over N sequences of s tokens, over the rate X: {}",
+                d.compute_per_step.text
+            ),
+            left: vec![var("t", "compute-per-step")],
+            rows: vec![
+                vec![Piece::Frac(
+                    [token_symbol, vec![Piece::Op("×"), Piece::Frac(vec![var("B", "batch")], vec![var("N", "gpus")]), Piece::Op("×"), var("s", "seq")]].concat(),
+                    vec![var("X", "mfu")],
+                )],
+                vec![Piece::Frac(
+                    [token_value, vec![Piece::Op("×"), Piece::Value(d.sequences_per_gpu.text.clone(), "sequences-per-gpu"), Piece::Op("×"), num(group_thousands(f64::from(seq)))]].concat(),
+                    vec![Piece::Sci(rate.value()), Piece::Unit("FLOP/s")],
+                )],
+                equations::result(&d.compute_per_step),
+            ],
+        },
+    ]
 }
 
 impl Params for DpParams {
@@ -245,6 +311,10 @@ impl Params for DpParams {
 
     fn summary(d: &DpData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &DpData) -> Vec<Equation> {
+        d.equations.clone()
     }
 
     fn scenario(&self) -> Option<&Scenario> {

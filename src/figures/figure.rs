@@ -7,13 +7,16 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::compare;
+use super::memory_bar::{MemoryBar, MemoryBarData};
 #[cfg(not(target_arch = "wasm32"))]
 use super::param::KeyDoc;
 use super::param::{self, Param};
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
-use crate::widgets::{InWords, ReadoutData, ReadoutPanel, Unit};
+use crate::model::units::Bytes;
+use crate::widgets::{use_tie, Equation, Equations, InWords, ReadoutData, ReadoutPanel, Unit};
 
 /// A figure's parameters: everything it needs to read the URL, compute and draw.
 pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -37,6 +40,11 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
     /// The "In words" sentence.
     fn summary(data: &Self::Data) -> String;
 
+    /// The governing equations with the current values, each ending in a readout's value.
+    fn equations(_data: &Self::Data) -> Vec<Equation> {
+        Vec::new()
+    }
+
     /// The diagram between the controls and the readouts.
     fn diagram(_params: RwSignal<Self>, _data: Memo<Self::Data>) -> AnyView {
         ().into_any()
@@ -54,9 +62,18 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
         standard_body(
             Self::diagram(params, data),
             Memo::new(move |_| data.with(Self::panel)).into(),
+            Memo::new(move |_| data.with(Self::equations)).into(),
             Signal::derive(move || data.with(Self::summary)),
             Self::after(params, data),
         )
+    }
+
+    /// Whether two plans can be compared side by side (the planner and 3d).
+    const COMPARE: bool = false;
+
+    /// The memory bar, for two plans' bars on one scale.
+    fn memory(_data: &Self::Data) -> Option<MemoryBarData> {
+        None
     }
 
     /// The shared model, GPU and run, for figures whose numbers depend on them.
@@ -79,35 +96,69 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
 
     /// Appends the keys whose values differ from the defaults.
     fn write(&self, pairs: &mut Pairs) {
-        let defaults = Self::default();
-        if let (Some(scenario), Some(default)) = (self.scenario(), defaults.scenario()) {
-            scenario.write_against(default, pairs);
+        self.write_against(&Self::default(), pairs);
+    }
+
+    /// Appends the keys whose values differ from `reference`'s (plan B's against plan A's).
+    fn write_against(&self, reference: &Self, pairs: &mut Pairs) {
+        if let (Some(scenario), Some(other)) = (self.scenario(), reference.scenario()) {
+            scenario.write_against(other, pairs);
         }
-        param::write(Self::TABLE, self, &defaults, pairs);
+        param::write(Self::TABLE, self, reference, pairs);
     }
 }
 
-/// The diagram, the panel of readouts, "In words" and what follows: built
-/// once for every figure, not once per figure's parameter type.
-fn standard_body(
+/// The diagram, the panel of readouts, the equations, "In words" and what
+/// follows: built once for every figure, not once per figure's parameter type.
+pub fn standard_body(
     diagram: AnyView,
     panel: Signal<Vec<ReadoutData>>,
+    equations: Signal<Vec<Equation>>,
     summary: Signal<String>,
     after: Option<AnyView>,
 ) -> AnyView {
     view! {
         {diagram}
         <ReadoutPanel readouts=panel/>
+        <Equations equations=equations/>
         <InWords text=summary/>
         {after}
     }
     .into_any()
 }
 
-/// The controls above everything else.
+/// What the pointer or focus is on: the nearest control key, readout id or
+/// equation symbol's tie, if any.
+fn pointed_at(event: &web_sys::Event) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let element = event.target()?.dyn_into::<web_sys::Element>().ok()?;
+    let tied = element
+        .closest("[data-tie],[data-param],[data-readout]")
+        .ok()??;
+    ["data-tie", "data-param", "data-readout"]
+        .into_iter()
+        .find_map(|name| tied.get_attribute(name))
+        .map(|key| key.trim_start_matches("b.").to_string())
+}
+
+/// The controls above everything else; pointing at (or focusing) a
+/// control, a readout or a symbol ties the three together.
 fn frame(controls: AnyView, body: AnyView) -> AnyView {
+    let tie = use_tie();
+    let point = move |event: web_sys::Event| {
+        let key = pointed_at(&event);
+        if tie.with_untracked(|t| *t != key) {
+            tie.set(key);
+        }
+    };
     view! {
-        <div class="figure__body">
+        <div
+            class="figure__body"
+            on:mouseover=move |e| point(e.into())
+            on:focusin=move |e| point(e.into())
+            on:mouseleave=move |_| tie.set(None)
+            on:focusout=move |_| tie.set(None)
+        >
             <div class="figure__controls">{controls}</div>
             {body}
         </div>
@@ -160,6 +211,8 @@ pub struct Native {
     pub canonical: fn(&Query, &mut Vec<Notice>) -> Pairs,
     /// Its own URL keys (the shared ones are the scenario's), documented.
     pub keys: fn() -> Vec<KeyDoc>,
+    /// Its equations for a query.
+    pub equations: fn(&Query, &mut Vec<Notice>) -> Vec<Equation>,
 }
 
 impl Figure {
@@ -174,6 +227,7 @@ impl Figure {
                 readouts: readouts_for::<P>,
                 canonical: canonical::<P>,
                 keys: keys_of::<P>,
+                equations: equations_for::<P>,
             },
         }
     }
@@ -183,20 +237,58 @@ impl Figure {
     }
 }
 
+/// Plan A and, when the query has `b.` keys (and the figure compares), plan B.
+fn plans<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> (P, Option<P>) {
+    if P::COMPARE && compare::has_plan_b(query) {
+        let (a, b) = compare::split(query);
+        (P::from_query(&a, notices), Some(P::from_query(&b, notices)))
+    } else {
+        (P::from_query(query, notices), None)
+    }
+}
+
 fn start<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Live {
-    Arc::new(RwSignal::new(P::from_query(query, notices)))
+    let (a, b) = plans::<P>(query, notices);
+    // While comparing, plan A is pinned and the controls move plan B.
+    let (pinned, current) = match b {
+        Some(b) => (Some(a), b),
+        None => (None, a),
+    };
+    Arc::new(LiveParams {
+        params: RwSignal::new(current),
+        pinned: RwSignal::new(pinned),
+    })
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn readouts_for<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Vec<ReadoutData> {
-    P::readouts(&P::from_query(query, notices).data())
+    let (a, b) = plans::<P>(query, notices);
+    let mut all = P::readouts(&a.data());
+    if let Some(b) = b {
+        all.extend(
+            P::readouts(&b.data())
+                .into_iter()
+                .map(ReadoutData::of_plan_b),
+        );
+    }
+    all
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn equations_for<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Vec<Equation> {
+    P::equations(&P::from_query(query, notices).data())
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn canonical<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Pairs {
-    let mut pairs = Vec::new();
-    P::from_query(query, notices).write(&mut pairs);
-    pairs
+    match plans::<P>(query, notices) {
+        (a, Some(b)) => compare::pairs(&a, &b),
+        (a, None) => {
+            let mut pairs = Vec::new();
+            a.write(&mut pairs);
+            pairs
+        }
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -219,35 +311,196 @@ pub trait LiveFigure: Send + Sync {
 
 pub type Live = Arc<dyn LiveFigure>;
 
-impl<P: Params> LiveFigure for RwSignal<P> {
+/// A figure's parameters on the page, and plan A while two plans are compared.
+pub struct LiveParams<P: Params> {
+    /// What the controls move: the only plan, or plan B.
+    pub params: RwSignal<P>,
+    /// Plan A, pinned, while comparing.
+    pub pinned: RwSignal<Option<P>>,
+}
+
+impl<P: Params> LiveFigure for LiveParams<P> {
     fn pairs(&self) -> Pairs {
+        let b = self.params;
+        if P::COMPARE {
+            if let Some(pairs) = self
+                .pinned
+                .with(|a| a.as_ref().map(|a| b.with(|b| compare::pairs(a, b))))
+            {
+                return pairs;
+            }
+        }
         let mut pairs = Vec::new();
-        self.with(|p| p.write(&mut pairs));
+        b.with(|p| p.write(&mut pairs));
         pairs
     }
 
     fn view(&self) -> AnyView {
-        let params = *self;
+        let (params, pinned) = (self.params, self.pinned);
         let data = Memo::new(move |_| params.with(P::data));
         let controls = param::erase(P::TABLE, params);
-        frame(param::render(controls), P::body(params, data))
+        // Only the figures that compare pay for the comparison's code.
+        let body = if P::COMPARE {
+            comparable(params, pinned, data)
+        } else {
+            P::body(params, data)
+        };
+        frame(param::render(controls), body)
     }
 
     fn bytes_per_param(&self) -> Option<BytesPerParam> {
-        self.with(|p| p.scenario().map(|s| s.bytes_per_param))
+        self.params
+            .with(|p| p.scenario().map(|s| s.bytes_per_param))
     }
 
     fn shows_bytes(&self) -> bool {
-        self.with_untracked(|p| P::readouts(&p.data()).iter().any(|r| r.unit == Unit::Bytes))
+        self.params
+            .with_untracked(|p| P::readouts(&p.data()).iter().any(|r| r.unit == Unit::Bytes))
     }
 
     fn set_bytes_per_param(&self, bytes: BytesPerParam) {
-        if self.with_untracked(|p| p.scenario().is_some_and(|s| s.bytes_per_param != bytes)) {
-            self.update(|p| {
-                if let Some(scenario) = p.scenario_mut() {
-                    scenario.bytes_per_param = bytes;
-                }
-            });
+        let set = |p: &mut P| {
+            if let Some(scenario) = p.scenario_mut() {
+                scenario.bytes_per_param = bytes;
+            }
+        };
+        if self
+            .params
+            .with_untracked(|p| p.scenario().is_some_and(|s| s.bytes_per_param != bytes))
+        {
+            self.params.update(set);
+            self.pinned.update(|a| a.iter_mut().for_each(set));
         }
+    }
+}
+
+/// The body of a figure that compares: its own while there is one plan;
+/// two plans side by side once plan A is pinned.
+fn comparable<P: Params>(
+    params: RwSignal<P>,
+    pinned: RwSignal<Option<P>>,
+    data: Memo<P::Data>,
+) -> AnyView {
+    let comparing = Memo::new(move |_| pinned.with(Option::is_some));
+    let body = move || {
+        if !comparing.get() {
+            return P::body(params, data);
+        }
+        let a = Memo::new(move |_| pinned.with(|a| a.as_ref().map(P::data)));
+        compare_body(
+            Memo::new(move |_| a.with(|a| a.as_ref().map(P::readouts).unwrap_or_default())).into(),
+            Memo::new(move |_| data.with(P::readouts)).into(),
+            Memo::new(move |_| {
+                a.with(|a| a.as_ref().and_then(P::memory))
+                    .zip(data.with(P::memory))
+            })
+            .into(),
+            Signal::derive(move || data.with(P::summary)),
+        )
+    };
+    let toggle = Callback::new(move |()| {
+        pinned.update(|pinned| {
+            *pinned = match pinned {
+                Some(_) => None,
+                None => Some(params.get_untracked()),
+            }
+        })
+    });
+    view! { {compare_button(toggle, comparing)} {body} }.into_any()
+}
+
+/// "Compare": pins the current plan as A (the controls then move plan B),
+/// or stops comparing and keeps plan B.
+fn compare_button(toggle: Callback<()>, comparing: Memo<bool>) -> AnyView {
+    view! {
+        <div class="compare__bar">
+            <button
+                type="button"
+                class="button"
+                aria-pressed=move || comparing.get().to_string()
+                on:click=move |_| toggle.run(())
+            >
+                {move || if comparing.get() { "Stop comparing (keep plan B)" } else { "Compare: pin this plan as A" }}
+            </button>
+            <span class="compare__hint" role="status">
+                {move || comparing.get().then_some("Plan A is pinned; the controls change plan B.")}
+            </span>
+        </div>
+    }
+    .into_any()
+}
+
+/// Two plans: their memory bars on one scale, every readout side by side
+/// with its change, and plan B in words. Built once for every figure.
+fn compare_body(
+    a: Signal<Vec<ReadoutData>>,
+    b: Signal<Vec<ReadoutData>>,
+    bars: Signal<Option<(MemoryBarData, MemoryBarData)>>,
+    summary: Signal<String>,
+) -> AnyView {
+    let rows = Memo::new(move |_| compare::rows(a.get(), b.get()));
+    let bar = move |plan_b: bool| {
+        Signal::derive(move || {
+            bars.with(|bars| {
+                let (a, b) = bars.as_ref()?;
+                let scale = a.scale.max(b.scale);
+                Some(if plan_b {
+                    b.on_scale(scale)
+                } else {
+                    a.on_scale(scale)
+                })
+            })
+            .unwrap_or_else(|| MemoryBarData::new(&[], Bytes(1.0)))
+        })
+    };
+    view! {
+        {move || bars.with(Option::is_some).then(|| view! {
+            <div class="compare__bars">
+                <p class="compare__plan">"Plan A"</p>
+                <MemoryBar data=bar(false) bare=true/>
+                <p class="compare__plan">"Plan B"</p>
+                <MemoryBar data=bar(true) bare=true/>
+            </div>
+        })}
+        <CompareTable rows=rows/>
+        <InWords text=Signal::derive(move || format!("Plan B: {}", summary.get()))/>
+    }
+    .into_any()
+}
+
+/// Every readout of plan A beside plan B's, and how B differs.
+#[component]
+fn CompareTable(#[prop(into)] rows: Signal<Vec<compare::Row>>) -> impl IntoView {
+    let cell = |data: Signal<ReadoutData>| {
+        view! {
+            <td
+                class="compare__value"
+                data-readout=move || data.with(ReadoutData::key)
+                data-value=move || data.with(|d| d.value.to_string())
+                data-unit=move || data.with(|d| d.unit.name())
+                data-label=move || data.with(|d| d.label.clone())
+            >
+                <span class="readout__value">{move || data.with(|d| d.text.clone())}</span>
+            </td>
+        }
+    };
+    view! {
+        <table class="compare__table">
+            <thead>
+                <tr><th scope="col">"Readout"</th><th scope="col">"Plan A"</th><th scope="col">"Plan B"</th><th scope="col">"B against A"</th></tr>
+            </thead>
+            <tbody>
+                {crate::widgets::rows(rows, |r| r.as_slice(), move |row| view! {
+                    <tr class=move || row.with(|r| format!("compare__row compare__row--{}", r.mark.word()))>
+                        <th scope="row">{move || row.with(|r| r.a.label.clone())}</th>
+                        {cell(Signal::derive(move || row.with(|r| r.a.clone())))}
+                        {cell(Signal::derive(move || row.with(|r| r.b.clone())))}
+                        <td class="compare__change">
+                            {move || row.with(|r| if r.change.is_empty() { "same".to_string() } else if r.mark.word().is_empty() { r.change.clone() } else { format!("{} ({})", r.change, r.mark.word()) })}
+                        </td>
+                    </tr>
+                })}
+            </tbody>
+        </table>
     }
 }

@@ -26,6 +26,8 @@ pub struct MemoryBarData {
     pub capacity_label: String,
     /// Whether the parts add up to more than the capacity.
     pub over: bool,
+    /// Bytes the bar's full width stands for.
+    pub scale: f64,
 }
 
 impl MemoryBarData {
@@ -47,6 +49,25 @@ impl MemoryBarData {
             capacity_percent: capacity.value() / scale * 100.0,
             capacity_label: format!("{} GPU", capacity.capacity_text()),
             over: total > capacity.value(),
+            scale,
+        }
+    }
+
+    /// The same bar drawn on a wider scale (two plans' bars side by side).
+    pub fn on_scale(&self, scale: f64) -> Self {
+        let factor = self.scale / scale.max(self.scale);
+        Self {
+            segments: self
+                .segments
+                .iter()
+                .map(|s| Segment {
+                    percent: s.percent * factor,
+                    ..s.clone()
+                })
+                .collect(),
+            capacity_percent: self.capacity_percent * factor,
+            scale: scale.max(self.scale),
+            ..self.clone()
         }
     }
 }
@@ -57,6 +78,9 @@ pub fn MemoryBar(
     /// The bar's parts and capacity, in percent of its width.
     #[prop(into)]
     data: Signal<MemoryBarData>,
+    /// Without the legend of readouts (two plans' bars, their readouts in a table).
+    #[prop(optional)]
+    bare: bool,
 ) -> impl IntoView {
     view! {
         <div class="membar" class:membar--over=move || data.with(|d| d.over)>
@@ -76,13 +100,15 @@ pub fn MemoryBar(
                 <span class="membar__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>
             </div>
         </div>
-        <ul class="membar__legend">
-            {rows(data, |d| &d.segments, |segment| view! {
-                <li class=move || segment.with(|s| format!("membar__key membar__key--{}", s.class))>
-                    <Readout data=Signal::derive(move || segment.with(|s| s.readout.clone()))/>
-                </li>
-            })}
-        </ul>
+        {(!bare).then(|| view! {
+            <ul class="membar__legend">
+                {rows(data, |d| &d.segments, |segment| view! {
+                    <li class=move || segment.with(|s| format!("membar__key membar__key--{}", s.class))>
+                        <Readout data=Signal::derive(move || segment.with(|s| s.readout.clone()))/>
+                    </li>
+                })}
+            </ul>
+        })}
     }
 }
 
@@ -105,6 +131,12 @@ mod tests {
         assert_eq!(
             (under.capacity_percent, under.segments[0].percent),
             (100.0, 25.0)
+        );
+        // On the over bar's 160 GB scale: 20 GB is 12.5%, 80 GB 50%.
+        let common = under.on_scale(over.scale);
+        assert_eq!(
+            (common.capacity_percent, common.segments[0].percent),
+            (50.0, 12.5)
         );
     }
 }

@@ -7,6 +7,8 @@
 //! `FIGURE`), add it to the two lists below, and give it a CSS block in
 //! `style/figures.css`.
 
+pub mod compare;
+pub mod equations;
 pub mod figure;
 pub mod memory_bar;
 pub mod param;

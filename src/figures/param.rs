@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::model::choice::Choice;
 use crate::model::query::{read_choice, Notice, NumberSpec, Pairs, Query};
 use crate::model::units::group_thousands;
-use crate::widgets::{Buttons, NumberInput, Select, Slider, Toggle};
+use crate::widgets::{use_tie, Buttons, NumberInput, Select, Slider, Toggle};
 
 /// An option of a choice: (id in the URL, label).
 pub type Opt = (&'static str, &'static str);
@@ -51,8 +51,10 @@ pub enum Control<P: 'static> {
         text: fn(f64) -> String,
         log_beyond: bool,
     },
-    /// A box for a number written the way people write them (`70B`).
-    TextBox,
+    /// A box for a number written the way people write them (`70B`);
+    /// `beside` when it sits beside another control of the same key (a
+    /// slider whose range it goes beyond), with an id of its own.
+    TextBox { beside: bool },
     /// Segmented buttons (native radios).
     Toggle,
     /// A drop-down list; `sources` gives where a preset's numbers come from.
@@ -190,7 +192,13 @@ impl<P> Param<P> {
     }
 
     pub const fn text_box(mut self) -> Self {
-        self.control = Control::TextBox;
+        self.control = Control::TextBox { beside: false };
+        self
+    }
+
+    /// A text box beside the key's slider, for values beyond its range.
+    pub const fn text_box_beside(mut self) -> Self {
+        self.control = Control::TextBox { beside: true };
         self
     }
 
@@ -390,6 +398,7 @@ pub enum ErasedKind {
     TextBox {
         text: Signal<String>,
         on_change: Callback<f64, Result<(), String>>,
+        beside: bool,
     },
     Toggle {
         options: Vec<Opt>,
@@ -482,9 +491,10 @@ fn erase_one<P: Send + Sync + 'static>(
                         }
                     }
                 }
-                _ => ErasedKind::TextBox {
-                    text: Signal::derive(move || spec.url_text(value.get())),
+                control => ErasedKind::TextBox {
+                    text: Signal::derive(move || spec.box_text(value.get())),
                     on_change: accept,
+                    beside: matches!(control, Control::TextBox { beside: true }),
                 },
             }
         }
@@ -538,7 +548,8 @@ fn log_slider<P: Send + Sync + 'static>(
 ) -> ErasedKind {
     let LinearRange { min, max, step } = linear;
     let log = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || value.get() > params.with(max)
+        let value = value.get();
+        was.copied().unwrap_or(false) || value > params.with(max) || value < min
     });
     let pick = move |linear: f64, logarithmic: f64| if log.get() { logarithmic } else { linear };
     ErasedKind::Slider {
@@ -569,8 +580,8 @@ fn build(label: &'static str, param: &'static str, kind: ErasedKind) -> AnyView 
         ErasedKind::Slider { min, max, step, value, text, on_input } => {
             view! { <Slider label=label param=param min=min max=max step=step value=value text=text on_input=on_input/> }.into_any()
         }
-        ErasedKind::TextBox { text, on_change } => {
-            view! { <NumberInput label=label param=param text=text on_change=on_change/> }.into_any()
+        ErasedKind::TextBox { text, on_change, beside } => {
+            view! { <NumberInput label=label param=param text=text on_change=on_change beside=beside/> }.into_any()
         }
         ErasedKind::Toggle { options, selected, on_change } => {
             view! { <Toggle label=label param=param options=options selected=selected on_change=on_change/> }.into_any()
@@ -587,11 +598,17 @@ fn build(label: &'static str, param: &'static str, kind: ErasedKind) -> AnyView 
 /// The controls' views, in order; one that depends on the parameters is
 /// there only while it applies.
 pub fn render(controls: Vec<Erased>) -> AnyView {
+    let tie = use_tie();
     controls
         .into_iter()
-        .map(|Erased { label, key, shown, kind }| match shown {
-            Some(shown) => view! { <Show when=move || shown.get()>{build(label, key, kind.clone())}</Show> }.into_any(),
-            None => build(label, key, kind),
+        .map(|Erased { label, key, shown, kind }| {
+            let control = match shown {
+                Some(shown) => view! { <Show when=move || shown.get()>{build(label, key, kind.clone())}</Show> }.into_any(),
+                None => build(label, key, kind),
+            };
+            view! {
+                <div class="control-tie" class:tied=move || tie.with(|t| t.as_deref() == Some(key))>{control}</div>
+            }
         })
         .collect_view()
         .into_any()

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::equations;
 use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
 use super::shared;
@@ -16,7 +17,7 @@ use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::pipeline::{layers_per_stage, Schedule};
 use crate::model::scenario::Scenario;
 use crate::model::units::{counted, group_thousands, Fraction};
-use crate::widgets::{ReadoutData, Unit};
+use crate::widgets::{Equation, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PpParams>(
     About {
@@ -78,6 +79,8 @@ pub struct PpData {
     pub total_units: ReadoutData,
     pub boundary_activations: ReadoutData,
     pub peak_in_flight: ReadoutData,
+    /// The chosen schedule's bubble, with the current values.
+    pub equations: Vec<Equation>,
     pub summary: String,
 }
 
@@ -138,8 +141,16 @@ pub fn data(params: &PpParams) -> PpData {
         total = units_text(total),
         seq = group_thousands(f64::from(arch.seq)),
     );
+    let bubble = ReadoutData::fraction("bubble", "Bubble (idle time)", bubble);
     PpData {
-        bubble: ReadoutData::fraction("bubble", "Bubble (idle time)", bubble),
+        equations: vec![equations::bubble(
+            pipeline.schedule,
+            p,
+            m,
+            simulated.chunks,
+            &bubble,
+        )],
+        bubble,
         layers_per_gpu: ReadoutData::count("layers-per-gpu", "Layers per GPU", f64::from(layers)),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
         busy_units: ReadoutData::new(
@@ -204,6 +215,10 @@ impl Params for PpParams {
 
     fn summary(d: &PpData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &PpData) -> Vec<Equation> {
+        d.equations.clone()
     }
 
     fn scenario(&self) -> Option<&Scenario> {

@@ -7,20 +7,25 @@
 
 use leptos::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::{self, number_id, plain_options, set_option, Opt, Param};
 use super::shared;
-use crate::model::activations::{ActivationSetup, Recompute};
+use crate::model::activations::{
+    embedding, in_flight, output_layer, per_layer, ActivationSetup, Recompute,
+};
 use crate::model::choice::{options, Choice};
 use crate::model::memory::{fewest_gpus, fits, BytesPerParam, TrainingState, ZeroStage};
-use crate::model::pipeline::Schedule;
-use crate::model::planner::{fixes, Fix, Plan, PlanEstimate, MAX_GPUS};
+use crate::model::pipeline::{layers_per_stage, Schedule};
+use crate::model::planner::{fixes, stage_params, Fix, Plan, PlanEstimate, MAX_GPUS};
 use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MODELS};
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, PARAMS, SEQ};
-use crate::model::units::{counted, group_thousands, Bytes, Count, Fraction};
-use crate::widgets::{Prediction, ReadoutData, Unit};
+use crate::model::units::{
+    counted, group_thousands, trimmed, ByteUnit, Bytes, BytesPerSecond, Count, Fraction,
+};
+use crate::widgets::{num, Equation, Piece, Prediction, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PlannerParams>(
     About {
@@ -53,7 +58,9 @@ it.</p>";
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const MICRO_BATCH: NumberSpec = NumberSpec::whole("micro-batch", 1.0, 1024.0);
 /// Model chunks per GPU for the interleaved schedule.
-pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 1.0, 64.0);
+/// Model chunks per GPU for the interleaved schedule: at least 2 (one chunk
+/// is 1F1B), at most the layers a stage holds.
+pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 2.0, 64.0);
 /// The schedules a planned run may use (ZB-H1 is the `pp` figure's to explore).
 const SCHEDULES: [Schedule; 3] = [Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved];
 pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
@@ -229,14 +236,18 @@ pub struct PlannerData {
     pub timing: String,
     /// Where the activations' count differs from Megatron-LM's report, if it does.
     pub caveat: Option<String>,
+    /// The state, the activations and the step, with the current values.
+    pub equations: Vec<Equation>,
     pub summary: String,
     pub answers: TryAnswers,
 }
 
 fn describe(fix: Fix, plan: &Plan) -> String {
     match fix {
-        Fix::Recompute(Recompute::Selective) => "turn on selective recomputation".to_string(),
-        Fix::Recompute(_) => "turn on full recomputation".to_string(),
+        Fix::Recompute(Recompute::Selective) => {
+            "turn on selective recomputation (the attention core again, a few percent more arithmetic)".to_string()
+        }
+        Fix::Recompute(_) => "turn on full recomputation (every layer's forward again, about a third more arithmetic)".to_string(),
         Fix::Stage(stage) => format!("move to {}", stage.label()),
         Fix::Tensor(t) => format!("split each layer over {t} GPUs (tensor parallelism)"),
         Fix::Gpus(gpus) => format!(
@@ -254,12 +265,29 @@ fn describe(fix: Fix, plan: &Plan) -> String {
 /// Both verdicts in words, with the smallest single changes that fit.
 fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     let capacity = plan.capacity.capacity_text();
-    let (state, total) = (estimate.state.total(), estimate.total);
+    // Amounts in the unit the capacity is exact in: "70.0 GiB of 80 GiB", never "GB of GiB".
+    let unit = if capacity.ends_with("GiB") {
+        ByteUnit::Binary
+    } else {
+        ByteUnit::Decimal
+    };
+    let amount = |bytes: Bytes| bytes.in_unit(unit);
+    let (state, total) = (amount(estimate.state.total()), amount(estimate.total));
+    if let Some(short) = plan.short_of_gpus() {
+        return format!(
+            "This layout needs {} GPUs (tensor {} × pipeline {}), {} more than the {} given: add GPUs, or lower the tensor or pipeline degree.",
+            group_thousands(f64::from(plan.gpus + short)),
+            plan.tensor,
+            plan.pipeline,
+            group_thousands(f64::from(short)),
+            group_thousands(f64::from(plan.gpus)),
+        );
+    }
     if estimate.fits {
         return format!(
             "Fits: {state} of training state and {} of activations, {total} of {capacity}, with {} to spare.",
-            estimate.activations,
-            Bytes(plan.capacity.value() - total.value())
+            amount(estimate.activations),
+            amount(Bytes(plan.capacity.value() - estimate.total.value()))
         );
     }
     let first = if estimate.state_fits {
@@ -272,7 +300,10 @@ fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     };
     let found = fixes(plan);
     if found.is_empty() {
-        format!("{first}, and no single change is enough: combine them, or add tensor and pipeline parallelism.")
+        format!(
+            "{first}, and no single change is enough (recomputation, a later ZeRO stage, tensor parallelism up to 8, \
+             or more GPUs): combine them, or add pipeline stages."
+        )
     } else {
         let options: Vec<String> = found.iter().map(|&f| describe(f, plan)).collect();
         format!(
@@ -292,23 +323,54 @@ fn caveat(params: &PlannerParams) -> Option<String> {
     })
 }
 
-/// The step and the run in words.
+/// The step and the run in words, with what the numbers take for granted:
+/// a micro-batch no larger than a replica's share of the batch, and traffic
+/// that the network can carry while the step computes.
 fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimate) -> String {
-    format!(
-        "A step of {} sequences runs {} of {} through each pipeline ({}) in {}, {}; the bubble idles \
-         {} of it. {} tokens take {}: {} tokens a second on each GPU, {} of the peak over the whole step.",
-        group_thousands(plan.batch),
+    let micro_batch = plan.micro_batch();
+    let d = f64::from(estimate.data);
+    let mut text = format!(
+        "A step of {} runs {} of {} through {} in {}, {}{}. {} tokens take {}: {} tokens a second on each GPU, {} \
+         of the peak over the whole step.",
+        counted(plan.batch, "sequence", "sequences"),
         counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
-        counted(f64::from(params.micro_batch), "sequence", "sequences"),
-        plan.schedule.label(),
+        counted(micro_batch, "sequence", "sequences"),
+        if plan.pipeline > 1 { format!("each pipeline ({})", plan.schedule.label()) } else { "each replica".to_string() },
         estimate.step_time,
         shared::rate_note(&params.scenario),
-        Fraction(estimate.bubble),
+        if plan.pipeline > 1 { format!("; the bubble idles {} of it", Fraction(estimate.bubble)) } else { String::new() },
         Count(plan.tokens),
         estimate.train_time,
         group_thousands(estimate.tokens_per_gpu_per_second.round()),
         Fraction(estimate.mfu),
-    )
+    );
+    if plan.batch < d {
+        text.push_str(&format!(
+            " The batch of {} is smaller than the {} data-parallel replicas: each still runs a sequence a step.",
+            group_thousands(plan.batch),
+            group_thousands(d)
+        ));
+    } else if micro_batch < f64::from(params.micro_batch) {
+        text.push_str(&format!(
+            " A micro-batch of {} is more than each of the {} replicas' {} sequences, so it is {}.",
+            group_thousands(f64::from(params.micro_batch)),
+            group_thousands(d),
+            group_thousands((plan.batch / d).floor()),
+            group_thousands(micro_batch)
+        ));
+    }
+    let network = params.scenario.gpu().network.value();
+    let needed = estimate.traffic.value() / estimate.step_time.value().max(f64::MIN_POSITIVE);
+    if plan.gpus > params.scenario.gpu.gpus_per_node && needed > network {
+        text.push_str(&format!(
+            " Sending {} a step needs {}/s a GPU, more than its {} network link: communication would not hide behind \
+             computation, and the step would be longer than this.",
+            estimate.traffic,
+            Bytes(needed),
+            BytesPerSecond(network)
+        ));
+    }
+    text
 }
 
 /// Computes the figure from its parameters.
@@ -346,18 +408,30 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let verdict = verdict(&plan, &estimate);
     let timing = timing(params, &plan, &estimate);
     let group = plan.tensor.max(1) * plan.pipeline.max(1);
-    let layout = format!(
-        "{} GPUs = {} tensor × {} pipeline × {} data-parallel{}",
-        group_thousands(f64::from(plan.gpus)),
-        plan.tensor,
-        plan.pipeline,
-        group_thousands(f64::from(estimate.data)),
-        if plan.gpus.is_multiple_of(group) {
-            String::new()
-        } else {
-            format!("; {} GPUs left idle", plan.gpus % group)
-        }
-    );
+    let layout = match plan.short_of_gpus() {
+        Some(short) => format!(
+            "{} tensor × {} pipeline needs {}: {} short",
+            plan.tensor,
+            plan.pipeline,
+            counted(f64::from(group), "GPU", "GPUs"),
+            group_thousands(f64::from(short))
+        ),
+        None => format!(
+            "{} = {} tensor × {} pipeline × {} data-parallel{}",
+            counted(f64::from(plan.gpus), "GPU", "GPUs"),
+            plan.tensor,
+            plan.pipeline,
+            group_thousands(f64::from(estimate.data)),
+            if plan.gpus.is_multiple_of(group) {
+                String::new()
+            } else {
+                format!(
+                    "; {} left idle",
+                    counted(f64::from(plan.gpus % group), "GPU", "GPUs")
+                )
+            }
+        ),
+    };
     let shape = if params.model_chosen {
         params.scenario.model.name.to_string()
     } else {
@@ -386,7 +460,13 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         group_thousands(f64::from(arch.hidden)),
         group_thousands(f64::from(arch.seq))
     );
-    let shape = if params.model_chosen {
+    let shape = if params.model_chosen && !params.scenario.arch_overrides.is_empty() {
+        format!(
+            "{} parameters in {}'s shape, resized by the link: {dimensions}",
+            Count(plan.params),
+            params.scenario.model.name
+        )
+    } else if params.model_chosen {
         format!("{}: {dimensions}", params.scenario.model.name)
     } else {
         format!(
@@ -395,7 +475,8 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             params.scenario.model.name
         )
     };
-    PlannerData {
+    let mut figure = PlannerData {
+        equations: Vec::new(),
         memory,
         layout,
         shape,
@@ -443,7 +524,108 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         caveat: caveat(params),
         summary,
         answers: try_answers(plan.capacity),
+    };
+    figure.equations = equations(&plan, &estimate, &figure);
+    figure
+}
+
+/// The most loaded GPU's state (its Ψ_s parameters under the stage's
+/// formula), its activations, n_f micro-batches of its L_s layers and the
+/// embedding's (and with one stage the output layer's), and the step time.
+fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equation> {
+    let (t, p) = (plan.tensor.max(1), plan.pipeline.max(1));
+    let (first, last) = stage_params(plan.params, &plan.arch, t, p);
+    let setup = ActivationSetup {
+        tensor_parallel: t,
+        ..plan.activations
+    };
+    let layers = layers_per_stage(plan.arch.layers, p);
+    let flight = in_flight(plan.schedule, p, estimate.micro_batches, plan.chunks);
+    let activations = d
+        .memory
+        .segments
+        .iter()
+        .find(|s| s.readout.id == "activations")
+        .map(|s| s.readout.clone());
+    let times = || Piece::Op("×");
+    let bytes = |b: Bytes| num(b.to_string());
+    let mut symbol = vec![
+        Piece::Var("n", "f", "schedule"),
+        Piece::Group(vec![
+            Piece::Var("L", "s", "pp"),
+            var("a", "recompute"),
+            Piece::Op("+"),
+            var("e", ""),
+        ]),
+    ];
+    let mut value = vec![
+        num(trimmed(flight, 3)),
+        times(),
+        Piece::Group(vec![
+            num(layers),
+            times(),
+            bytes(per_layer(&plan.arch, &setup)),
+            Piece::Op("+"),
+            bytes(embedding(&plan.arch, &setup)),
+        ]),
+    ];
+    if p == 1 {
+        symbol.extend([Piece::Op("+"), var("o", "")]);
+        value.extend([Piece::Op("+"), bytes(output_layer(&plan.arch, &setup))]);
     }
+    let mut all = vec![equations::state(
+        plan.bytes,
+        plan.stage,
+        ("d", "gpus", estimate.data),
+        vec![Piece::Var("Ψ", "s", "model")],
+        vec![Piece::Sci(first.max(last))],
+        &d.state_per_gpu,
+    )];
+    if let Some(activations) = activations {
+        all.push(Equation {
+            words: format!(
+                "Activations on the first stage: n_f micro-batches in flight, each L_s layers of a bytes and the embedding's e{}: {}",
+                if p == 1 { ", plus the output layer's o" } else { "" },
+                activations.text
+            ),
+            left: vec![var("A", "activations")],
+            rows: vec![symbol, value, equations::result(&activations)],
+        });
+    }
+    all.push(Equation {
+        words: format!(
+            "A step takes its FLOP over n GPUs at rate X, divided by one minus the bubble: {}",
+            d.step_time.text
+        ),
+        left: vec![var("T", "step-time")],
+        rows: vec![
+            vec![Piece::Frac(
+                vec![Piece::Var("C", "step", "")],
+                vec![
+                    var("n", "gpus"),
+                    var("X", "mfu"),
+                    Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")]),
+                ],
+            )],
+            vec![Piece::Frac(
+                vec![Piece::Sci(estimate.step_flop.value()), Piece::Unit("FLOP")],
+                vec![
+                    num(group_thousands(f64::from(plan.gpus_used()))),
+                    times(),
+                    Piece::Sci(plan.rate.sustained().value()),
+                    Piece::Unit("FLOP/s"),
+                    times(),
+                    Piece::Group(vec![
+                        num(1),
+                        Piece::Op("−"),
+                        Piece::Value(d.bubble.text.clone(), "bubble"),
+                    ]),
+                ],
+            )],
+            equations::result(&d.step_time),
+        ],
+    });
+    all
 }
 
 impl Params for PlannerParams {
@@ -507,7 +689,8 @@ impl Params for PlannerParams {
             |p, v| p.pipeline = v as u32,
         )
         .text_box()
-        .help("Pipeline stages p, 1 to 512."),
+        .limited_by(|p| f64::from(p.scenario.arch().layers))
+        .help("Pipeline stages p, 1 to 512 and at most one a layer."),
         Param::<Self>::choice(
             "schedule",
             "Pipeline schedule",
@@ -529,6 +712,7 @@ impl Params for PlannerParams {
             |p, v| p.chunks = v as u32,
         )
         .text_box()
+        .limited_by(|p| f64::from(p.scenario.arch().layers / p.pipeline.max(1)).max(2.0))
         .shown_when(|p| p.pipeline > 1 && p.schedule == Schedule::Interleaved)
         .help("Model chunks per GPU under the interleaved schedule (default 2)."),
         shared::batch(),
@@ -571,7 +755,7 @@ impl Params for PlannerParams {
         .help(
             "Activation recomputation: none, selective (the attention core) or full (each layer).",
         ),
-        shared::tokens(),
+        shared::tokens_typed("Training tokens"),
         shared::mfu(),
         shared::flop(),
     ];
@@ -605,6 +789,16 @@ impl Params for PlannerParams {
 
     fn summary(d: &PlannerData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &PlannerData) -> Vec<Equation> {
+        d.equations.clone()
+    }
+
+    const COMPARE: bool = true;
+
+    fn memory(d: &PlannerData) -> Option<MemoryBarData> {
+        Some(d.memory.clone())
     }
 
     fn scenario(&self) -> Option<&Scenario> {

@@ -90,7 +90,7 @@ fn percent(fraction: f64) -> String {
 /// URL's `tflops` sets the rate itself (the time readouts then say so).
 pub const fn mfu<P: Params>() -> Param<P> {
     Param::number(
-        "Utilisation (MFU)",
+        "Share of peak while busy (MFU)",
         MFU,
         |p: &P| p.scenario().map_or(1.0, |s| s.rate().mfu),
         |p: &mut P, value| {
@@ -175,6 +175,23 @@ pub const fn tokens<P: Params>() -> Param<P> {
         |tokens| Count(tokens).to_string(),
     )
     .log_beyond()
+    .shared()
+}
+
+/// Training tokens typed in, 1B to 1,000T (`15.6T`): beside the slider, or
+/// alone where figures take numbers in boxes.
+pub const fn tokens_typed<P: Params>(label: &'static str) -> Param<P> {
+    Param::number(
+        label,
+        TOKENS,
+        |p: &P| p.scenario().map_or(0.0, |s| s.tokens),
+        |p: &mut P, value| {
+            if let Some(scenario) = p.scenario_mut() {
+                scenario.tokens = value;
+            }
+        },
+    )
+    .text_box()
     .shared()
 }
 

@@ -4,16 +4,18 @@
 
 use leptos::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, Param};
 use super::shared;
 use crate::model::choice::{options, Choice};
 use crate::model::comm::Link;
 use crate::model::memory::{TrainingState, ZeroStage};
+use crate::model::presets::Architecture;
 use crate::model::scenario::Scenario;
 use crate::model::tensor::layer_cost;
 use crate::model::units::group_thousands;
-use crate::widgets::{ReadoutData, Unit};
+use crate::widgets::{num, Equation, Piece, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<TpParams>(
     About {
@@ -104,7 +106,88 @@ pub struct TpData {
     pub compute_time: ReadoutData,
     pub comm_over_compute: ReadoutData,
     pub caption: String,
+    /// The MLP as a sum over the t GPUs, and a layer's traffic.
+    pub equations: Vec<Equation>,
     pub summary: String,
+}
+
+/// The MLP split t ways (Shoeybi et al. 2019, section 3): W₁ by columns and
+/// W₂ by rows, so each GPU computes one term of the sum and the all-reduce adds them.
+fn mlp_sum(t: u32) -> Equation {
+    let term = |i: String| {
+        vec![
+            Piece::Func("φ"),
+            Piece::Group(vec![var("X", ""), Piece::Indexed("W", format!("1,{i}"))]),
+            Piece::Indexed("W", format!("2,{i}")),
+        ]
+    };
+    let shown: Vec<u32> = if t <= 3 {
+        (1..=t).collect()
+    } else {
+        vec![1, 2, t]
+    };
+    let mut expanded = Vec::new();
+    for (position, &i) in shown.iter().enumerate() {
+        if position > 0 {
+            expanded.push(Piece::Op("+"));
+            if t > 3 && i == t {
+                expanded.extend([Piece::Op("…"), Piece::Op("+")]);
+            }
+        }
+        expanded.extend(term(i.to_string()));
+    }
+    Equation {
+        words: format!(
+            "The MLP's output Z equals phi of X times W1, times W2: the sum over the {t} GPUs of each one's columns of W1 and rows of W2"
+        ),
+        left: vec![var("Z", "")],
+        rows: vec![
+            vec![Piece::Func("φ"), Piece::Group(vec![var("X", ""), Piece::Indexed("W", "1".to_string())]), Piece::Indexed("W", "2".to_string())],
+            [vec![Piece::Sum(vec![var("t", "tp")])], term("i".to_string())].concat(),
+            expanded,
+        ],
+    }
+}
+
+/// Four all-reduces a layer, each of s·h 2-byte values, a ring sending
+/// 2(t − 1)/t of it from every GPU (`tensor.rs`).
+fn traffic(t: u32, arch: &Architecture, sent: &ReadoutData) -> Equation {
+    Equation {
+        words: format!(
+            "Each GPU sends 4 all-reduces a layer of 2 times t minus 1 over t times s times h values of 2 bytes: {}",
+            sent.text
+        ),
+        left: vec![var("S", "sent-per-gpu-layer")],
+        rows: vec![
+            vec![
+                num(4),
+                Piece::Op("×"),
+                num(2),
+                Piece::Frac(vec![var("t", "tp"), Piece::Op("−"), num(1)], vec![var("t", "tp")]),
+                Piece::Op("×"),
+                var("s", "seq"),
+                var("h", "hidden"),
+                Piece::Op("×"),
+                num(2),
+                Piece::Unit("B"),
+            ],
+            vec![
+                num(4),
+                Piece::Op("×"),
+                num(2),
+                Piece::Op("×"),
+                Piece::Frac(vec![num(t), Piece::Op("−"), num(1)], vec![num(t)]),
+                Piece::Op("×"),
+                num(group_thousands(f64::from(arch.seq))),
+                Piece::Op("×"),
+                num(group_thousands(f64::from(arch.hidden))),
+                Piece::Op("×"),
+                num(2),
+                Piece::Unit("B"),
+            ],
+            equations::result(sent),
+        ],
+    }
 }
 
 /// Width of one block column, in percent of the diagram.
@@ -188,7 +271,10 @@ pub fn data(params: &TpParams) -> TpData {
             cost.compute,
         )
     };
+    let sent_per_gpu_layer =
+        ReadoutData::bytes("sent-per-gpu-layer", "Sent per GPU, per layer", cost.sent);
     TpData {
+        equations: vec![mlp_sum(t), traffic(t, &arch, &sent_per_gpu_layer)],
         gpus: t,
         columns: columns(),
         comm_percent: cost.comm.value() / longer * 100.0,
@@ -201,7 +287,7 @@ pub fn data(params: &TpParams) -> TpData {
             Unit::Count,
         ),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
-        sent_per_gpu_layer: ReadoutData::bytes("sent-per-gpu-layer", "Sent per GPU, per layer", cost.sent),
+        sent_per_gpu_layer,
         comm_time: ReadoutData::seconds("comm-time", "Communication, per layer", cost.comm)
             .with_note(format!("at {}", params.link.bandwidth(&gpu))),
         compute_time: ReadoutData::seconds("compute-time", "Computation, per layer", cost.compute)
@@ -259,6 +345,10 @@ impl Params for TpParams {
 
     fn summary(d: &TpData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &TpData) -> Vec<Equation> {
+        d.equations.clone()
     }
 
     fn scenario(&self) -> Option<&Scenario> {

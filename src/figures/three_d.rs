@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, whole, Opt, Param};
 use super::shared;
@@ -14,7 +15,7 @@ use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::three_d::{estimate, Layout};
 use crate::model::units::{counted, group_thousands, Count, Fraction};
-use crate::widgets::ReadoutData;
+use crate::widgets::{num, Equation, Piece, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<ThreeDParams>(
     About {
@@ -125,7 +126,8 @@ pub struct ThreeDData {
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
-    pub equation: String,
+    /// n = t·p·d, the state per GPU and the time, with the current values.
+    pub equations: Vec<Equation>,
     pub caption: String,
     pub more: Option<String>,
     pub gpus: ReadoutData,
@@ -181,10 +183,6 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
     } else {
         format!("{} on data parallelism", layout.zero.label())
     };
-    let (gpus, nodes) = (
-        group_thousands(f64::from(result.gpus)),
-        group_thousands(f64::from(result.nodes)),
-    );
     let summary = format!(
         "{t} tensor-parallel × {p} pipeline × {d} data-parallel GPUs make {gpus_counted} on {nodes_counted}. With {zero}, \
          each GPU holds {state} of training state. Each pipeline gets {m} micro-batches of the {batch}-sequence batch, \
@@ -199,12 +197,12 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         time = result.time,
     );
     let hidden_rows = d.saturating_sub(ROWS_DRAWN);
-    ThreeDData {
+    let mut figure = ThreeDData {
         stages,
         rows,
         hidden_rows,
         tensor: t,
-        equation: format!("{t} TP × {p} PP × {} DP = {gpus} GPUs on {nodes} nodes", group_thousands(f64::from(d))),
+        equations: Vec::new(),
         caption: format!(
             "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node."
         ),
@@ -216,7 +214,68 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         train_time: ReadoutData::seconds("train-time", format!("{} tokens take", Count(scenario.tokens)), result.time)
             .with_note(shared::rate_note(scenario)),
         summary,
-    }
+    };
+    figure.equations = equations(params, &figure);
+    figure
+}
+
+/// n = t × p × d; the state per GPU, Ψ/(t·p) sharded over d; and the time,
+/// C/(n·X) stretched by the bubble (Narayanan et al. 2021, sections 2.3 and 3).
+fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
+    let scenario = &params.scenario;
+    let layout = params.layout;
+    let (t, p, dp) = (
+        layout.tensor.max(1),
+        layout.pipeline.max(1),
+        layout.data.max(1),
+    );
+    let times = || Piece::Op("×");
+    let split = |top: Piece, t: Piece, p: Piece| vec![Piece::Frac(vec![top], vec![t, times(), p])];
+    let rate = scenario.rate().sustained();
+    vec![
+        Equation {
+            words: format!("GPUs n equals t times p times d: {}", d.gpus.text),
+            left: vec![var("n", "gpus")],
+            rows: vec![
+                vec![var("t", "tp"), times(), var("p", "pp"), times(), var("d", "dp")],
+                vec![num(t), times(), num(p), times(), num(dp)],
+                equations::result(&d.gpus),
+            ],
+        },
+        equations::state(
+            scenario.bytes_per_param,
+            layout.zero,
+            ("d", "dp", dp),
+            split(var("Ψ", "model"), var("t", "tp"), var("p", "pp")),
+            split(Piece::Sci(scenario.params()), num(t), num(p)),
+            &d.state_per_gpu,
+        ),
+        Equation {
+            words: format!(
+                "Time T equals the compute C over n GPUs at rate X, divided by one minus the bubble b: {}",
+                d.train_time.text
+            ),
+            left: vec![var("T", "train-time")],
+            rows: vec![
+                vec![Piece::Frac(
+                    vec![var("C", "")],
+                    vec![var("n", "gpus"), var("X", "mfu"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
+                )],
+                vec![Piece::Frac(
+                    vec![Piece::Sci(scenario.training_flop().value()), Piece::Unit("FLOP")],
+                    vec![
+                        num(group_thousands(f64::from(t * p * dp))),
+                        times(),
+                        Piece::Sci(rate.value()),
+                        Piece::Unit("FLOP/s"),
+                        times(),
+                        Piece::Group(vec![num(1), Piece::Op("−"), Piece::Value(d.bubble.text.clone(), "bubble")]),
+                    ],
+                )],
+                equations::result(&d.train_time),
+            ],
+        },
+    ]
 }
 
 impl Params for ThreeDParams {
@@ -301,6 +360,12 @@ impl Params for ThreeDParams {
         d.summary.clone()
     }
 
+    fn equations(d: &ThreeDData) -> Vec<Equation> {
+        d.equations.clone()
+    }
+
+    const COMPARE: bool = true;
+
     fn scenario(&self) -> Option<&Scenario> {
         Some(&self.scenario)
     }
@@ -346,7 +411,6 @@ impl Params for ThreeDParams {
                     </table>
                 </div>
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
-                <p class="fig-3d__equation">{move || data.with(|d| d.equation.clone())}</p>
                 <p class="fig-3d__note">"Days: busy time = FLOP ÷ (GPUs × peak × MFU), divided by (1 − bubble); communication is assumed hidden behind computation."</p>
             </div>
         }

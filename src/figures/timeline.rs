@@ -10,8 +10,9 @@ use leptos::prelude::*;
 
 use super::figure::Params;
 use super::param::{set_option, whole, Param};
+use crate::model::activations::in_flight;
 use crate::model::choice::{options, Choice};
-use crate::model::pipeline::{stage_layers, Schedule};
+use crate::model::pipeline::{bubble, runnable_micro_batches, stage_layers, Schedule};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::schedule::{simulate, BlockKind, Timeline as Simulated};
@@ -120,6 +121,57 @@ pub struct TimelineData {
     pub bubble: f64,
     /// What the simulator placed.
     pub simulated: Simulated,
+    /// On what basis the schedules are compared, and each one's bubble and memory.
+    pub basis: String,
+    pub cards: Vec<ScheduleCard>,
+}
+
+/// One schedule at this pipeline's p and m: what it saves in bubble and costs in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduleCard {
+    pub name: &'static str,
+    pub current: bool,
+    /// Its bubble and the activations its first stage holds, in words.
+    pub numbers: String,
+    /// How it orders the work, and what that buys or costs.
+    pub how: &'static str,
+}
+
+/// How each schedule orders its blocks, and at what price.
+fn how(schedule: Schedule) -> &'static str {
+    match schedule {
+        Schedule::GPipe => "Every forward, then every backward: each stage keeps every micro-batch's activations until its backward.",
+        Schedule::OneFOneB => "After p warm-up forwards, one forward and one backward in turn: the same bubble as GPipe, with at most p micro-batches' activations held.",
+        Schedule::Interleaved => "Each GPU holds v thinner chunks of layers: the fill and drain shrink v times, for v times the messages between stages and a little more memory on the first.",
+        Schedule::ZeroBubbleH1 => "The backward split in two: B, the input gradient the previous stage waits for, and W, the weight gradient, which fills the idle ticks. 1F1B's memory.",
+    }
+}
+
+/// Every schedule at p stages and m micro-batches (v chunks when interleaved):
+/// its bubble (`pipeline::bubble`, which the simulator matches) and the
+/// micro-batches' activations its first stage holds (`activations::in_flight`).
+fn cards(current: Schedule, p: u32, m: u32, v: u32) -> Vec<ScheduleCard> {
+    Schedule::ALL
+        .iter()
+        .map(|&schedule| {
+            let runs = runnable_micro_batches(schedule, p, m);
+            let chunks = if schedule == Schedule::Interleaved {
+                v
+            } else {
+                1
+            };
+            ScheduleCard {
+                name: schedule.label(),
+                current: schedule == current,
+                numbers: format!(
+                    "bubble {}; holds {} micro-batches' activations",
+                    Fraction(bubble(schedule, p, runs, chunks)),
+                    units_text(in_flight(schedule, p, runs, chunks))
+                ),
+                how: how(schedule),
+            }
+        })
+        .collect()
 }
 
 /// Blocks narrower than this (percent of the width) carry no number.
@@ -202,6 +254,14 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
             )
         }),
         bubble: simulated.bubble(),
+        basis: format!(
+            "Compared at p = {p} stages and m = {} micro-batches{}, a forward F taking one unit and a backward B two in \
+             every schedule. B is the whole backward for GPipe, 1F1B and interleaving; for ZB-H1 it is only the input \
+             gradient, and W, the weight gradient, is the other unit.",
+            pipeline.micro,
+            if v > 1 { format!(", v = {v} chunks") } else { String::new() },
+        ),
+        cards: cards(pipeline.schedule, p, pipeline.micro, pipeline.chunks),
         simulated,
     }
 }
@@ -305,6 +365,22 @@ pub fn Timeline(
             })}
         </ul>
         {move || data.with(|d| d.note.clone()).map(|note| view! { <p class="fig-pp__note" role="status">{note}</p> })}
+        <details class="schedules">
+            <summary>"The four schedules compared"</summary>
+            <p class="schedules__basis">{move || data.with(|d| d.basis.clone())}</p>
+            <ul class="schedules__list">
+                {rows(data, |d| &d.cards, |card| view! {
+                    <li class="schedules__card" class:schedules__card--current=move || card.with(|c| c.current)>
+                        <strong>{move || card.with(|c| c.name)}</strong>
+                        {move || card.with(|c| c.current).then_some(" (shown)")}
+                        ": "
+                        {move || card.with(|c| c.numbers.clone())}
+                        ". "
+                        {move || card.with(|c| c.how)}
+                    </li>
+                })}
+            </ul>
+        </details>
     }
 }
 

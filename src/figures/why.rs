@@ -4,16 +4,17 @@
 
 use leptos::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::Param;
 use super::shared;
 use crate::model::choice::Choice;
 use crate::model::compute::training_time;
-use crate::model::memory::{fill, fits, TrainingState};
+use crate::model::memory::{fill, fits, TrainingState, ZeroStage};
 use crate::model::scenario::Scenario;
 use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
-use crate::widgets::{rows, Readout, ReadoutData};
+use crate::widgets::{num, rows, Equation, Piece, Readout, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<WhyParams>(
     About {
@@ -85,6 +86,8 @@ pub struct WhyData {
     pub compute: ReadoutData,
     pub time_bars: Vec<TimeBar>,
     pub ticks: Vec<Tick>,
+    /// M = 16Ψ, C = 6ND and T = C/(NX), with the current values.
+    pub equations: Vec<Equation>,
     /// The "In words" sentence.
     pub summary: String,
 }
@@ -189,7 +192,20 @@ pub fn data(params: &WhyParams) -> WhyData {
             "it does not fit before the first step even starts."
         },
     );
+    let training_state = ReadoutData::bytes("training-state", "Training state", total);
+    let compute_readout = ReadoutData::flop(
+        "compute",
+        format!("Compute, {}", scenario.flop.label()),
+        compute,
+    );
+    let equations = equations(
+        scenario,
+        &training_state,
+        &compute_readout,
+        &time_bars[0].readout,
+    );
     WhyData {
+        equations,
         memory,
         state_caption: format!(
             "Training state at {} bytes a parameter: {} + {} + {} B = {total}",
@@ -199,22 +215,80 @@ pub fn data(params: &WhyParams) -> WhyData {
             bytes.k()
         ),
         time_caption: format!("Time to train, each GPU {note}, with perfect scaling"),
-        training_state: ReadoutData::bytes("training-state", "Training state", total),
+        training_state,
         over_gpu: ReadoutData::ratio(
             "over-gpu",
             format!("Over one {} GPU", gpu.memory.capacity_text()),
             over,
             2,
         ),
-        compute: ReadoutData::flop(
-            "compute",
-            format!("Compute, {}", scenario.flop.label()),
-            compute,
-        ),
+        compute: compute_readout,
         time_bars,
         ticks,
         summary,
     }
+}
+
+/// M = 16Ψ; C = 6ND (or eq. 3's count); the time on one GPU, T = C/(N·X).
+fn equations(
+    scenario: &Scenario,
+    state: &ReadoutData,
+    compute: &ReadoutData,
+    one_gpu: &ReadoutData,
+) -> Vec<Equation> {
+    let psi = scenario.params();
+    let (token_symbol, token_value) = equations::per_token(scenario);
+    let tokens = var("D", "tokens");
+    let rate = scenario.rate().sustained();
+    vec![
+        equations::state(
+            scenario.bytes_per_param,
+            ZeroStage::None,
+            ("N", "", 1),
+            vec![var("Ψ", "model")],
+            vec![Piece::Sci(psi)],
+            state,
+        ),
+        Equation {
+            words: format!(
+                "Compute C equals the FLOP a token times the tokens D: {}",
+                compute.text
+            ),
+            left: vec![var("C", "compute")],
+            rows: vec![
+                [token_symbol, vec![Piece::Op("×"), tokens]].concat(),
+                [
+                    token_value,
+                    vec![Piece::Op("×"), Piece::Sci(scenario.tokens)],
+                ]
+                .concat(),
+                equations::result(compute),
+            ],
+        },
+        Equation {
+            words: format!(
+                "Time T equals C over N GPUs times the rate X each sustains; on one GPU, {}",
+                one_gpu.text
+            ),
+            left: vec![var("T", "time-1-gpu")],
+            rows: vec![
+                vec![Piece::Frac(
+                    vec![var("C", "compute")],
+                    vec![var("N", ""), var("X", "mfu")],
+                )],
+                vec![Piece::Frac(
+                    vec![Piece::Sci(compute.value), Piece::Unit("FLOP")],
+                    vec![
+                        num(1),
+                        Piece::Op("×"),
+                        Piece::Sci(rate.value()),
+                        Piece::Unit("FLOP/s"),
+                    ],
+                )],
+                equations::result(one_gpu),
+            ],
+        },
+    ]
 }
 
 impl Params for WhyParams {
@@ -222,6 +296,7 @@ impl Params for WhyParams {
 
     const TABLE: &'static [Param<Self>] = &[
         shared::tokens(),
+        shared::tokens_typed("Or type the tokens (1B to 1,000T)").text_box_beside(),
         shared::model(),
         shared::gpu(),
         shared::mfu(),
@@ -250,6 +325,10 @@ impl Params for WhyParams {
 
     fn summary(d: &WhyData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &WhyData) -> Vec<Equation> {
+        d.equations.clone()
     }
 
     fn scenario(&self) -> Option<&Scenario> {

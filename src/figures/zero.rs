@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
 use super::shared;
@@ -13,7 +14,7 @@ use crate::model::memory::{fits, TrainingState, ZeroStage};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::units::{format_ratio, group_thousands, Bytes};
-use crate::widgets::{rows, Readout, ReadoutData};
+use crate::widgets::{rows, Equation, Piece, Readout, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<ZeroParams>(
     About {
@@ -89,6 +90,8 @@ pub struct ZeroData {
     pub smaller_by: ReadoutData,
     pub sent_per_gpu: ReadoutData,
     pub fits: ReadoutData,
+    /// The chosen stage's per-GPU state, with the current values.
+    pub equations: Vec<Equation>,
     pub summary: String,
 }
 
@@ -174,17 +177,31 @@ pub fn data(params: &ZeroParams) -> ZeroData {
             ", the same as plain data parallelism"
         },
     );
+    let state_per_gpu = ReadoutData::bytes("state-per-gpu", "State per GPU", total);
     ZeroData {
+        equations: vec![equation(params, &state_per_gpu)],
         groups,
         total_percent: total.value() / scale * 100.0,
         capacity_percent: gpu.memory.value() / scale * 100.0,
         capacity_label: format!("{} GPU", gpu.memory.capacity_text()),
-        state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", total),
+        state_per_gpu,
         smaller_by: ReadoutData::ratio("smaller-by", "Smaller by", smaller, 1),
         sent_per_gpu: ReadoutData::bytes("sent-per-gpu", "Sent per GPU, per step", sent),
         fits: ReadoutData::yes_no("fits", format!("Fits {}", gpu.memory.capacity_text()), fit),
         summary,
     }
+}
+
+/// The chosen stage's formula (Rajbhandari et al. 2020, section 5.1).
+fn equation(params: &ZeroParams, state: &ReadoutData) -> Equation {
+    equations::state(
+        params.scenario.bytes_per_param,
+        params.stage,
+        ("N", "gpus", params.gpus.max(1)),
+        vec![var("Ψ", "model")],
+        vec![Piece::Sci(params.scenario.params())],
+        state,
+    )
 }
 
 impl Params for ZeroParams {
@@ -225,6 +242,10 @@ impl Params for ZeroParams {
 
     fn summary(d: &ZeroData) -> String {
         d.summary.clone()
+    }
+
+    fn equations(d: &ZeroData) -> Vec<Equation> {
+        d.equations.clone()
     }
 
     fn scenario(&self) -> Option<&Scenario> {

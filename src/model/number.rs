@@ -39,12 +39,12 @@ pub fn parse_number(text: &str) -> Result<f64, NumberError> {
     if text.len() > MAX_LEN {
         return Err(NumberError::TooLong);
     }
-    let (body, scale) = match text.as_bytes()[text.len() - 1].to_ascii_uppercase() {
-        b'K' => (&text[..text.len() - 1], 1e3),
-        b'M' => (&text[..text.len() - 1], 1e6),
-        b'B' => (&text[..text.len() - 1], 1e9),
-        b'T' => (&text[..text.len() - 1], 1e12),
-        _ => (text, 1.0),
+    let (body, exponent) = match text.as_bytes()[text.len() - 1].to_ascii_uppercase() {
+        b'K' => (&text[..text.len() - 1], 3),
+        b'M' => (&text[..text.len() - 1], 6),
+        b'B' => (&text[..text.len() - 1], 9),
+        b'T' => (&text[..text.len() - 1], 12),
+        _ => (text, 0),
     };
     // `f64::from_str` also accepts "inf", "NaN" and "infinity"; the spec does not.
     let well_formed = body.bytes().any(|b| b.is_ascii_digit())
@@ -54,8 +54,18 @@ pub fn parse_number(text: &str) -> Result<f64, NumberError> {
     if !well_formed {
         return Err(NumberError::NotANumber);
     }
-    let value: f64 = body.parse().map_err(|_| NumberError::NotANumber)?;
-    let value = value * scale;
+    let mut value: f64 = body.parse().map_err(|_| NumberError::NotANumber)?;
+    if exponent > 0 {
+        // `4.07T` read as the decimal 4.07e12, rounded once (exactly
+        // 4,070,000,000,000), rather than 4.07 rounded and then multiplied.
+        value = if body.bytes().any(|b| matches!(b, b'e' | b'E')) {
+            value * 10f64.powi(exponent)
+        } else {
+            format!("{body}e{exponent}")
+                .parse()
+                .map_err(|_| NumberError::NotANumber)?
+        };
+    }
     if value.is_finite() {
         Ok(value)
     } else {
@@ -77,6 +87,9 @@ mod tests {
         assert_eq!(parse_number(" 6.74B "), Ok(6.74e9));
         assert_eq!(parse_number("1.5k"), Ok(1500.0));
         assert_eq!(parse_number("3M"), Ok(3e6));
+        // The decimal with its suffix, rounded once: 4.07 × 1e12 would be 4,070,000,000,000.0005.
+        assert_eq!(parse_number("4.07T"), Ok(4.07e12));
+        assert_eq!(parse_number("15.6T"), Ok(15.6e12));
         assert_eq!(parse_number("-5"), Ok(-5.0));
     }
 

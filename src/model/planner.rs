@@ -126,10 +126,24 @@ impl Plan {
         self.tensor.max(1) * self.pipeline.max(1) * self.data_parallel()
     }
 
+    /// GPUs the layout needs beyond the N given, when t·p > N.
+    pub fn short_of_gpus(&self) -> Option<u32> {
+        let group = self.tensor.max(1) * self.pipeline.max(1);
+        (group > self.gpus).then(|| group - self.gpus)
+    }
+
+    /// Sequences in a micro-batch as run: b, but no more than each
+    /// data-parallel replica's share of the batch, B/d (at least one).
+    pub fn micro_batch(&self) -> f64 {
+        let share = (self.batch / f64::from(self.data_parallel()))
+            .floor()
+            .max(1.0);
+        self.activations.micro_batch.max(1.0).min(share)
+    }
+
     /// Micro-batches each pipeline runs a step: B/(d·b), at least 1, as the schedule runs them.
     pub fn micro_batches(&self) -> u32 {
-        let per_pipeline =
-            self.batch / f64::from(self.data_parallel()) / self.activations.micro_batch.max(1.0);
+        let per_pipeline = self.batch / f64::from(self.data_parallel()) / self.micro_batch();
         runnable_micro_batches(
             self.schedule,
             self.pipeline,
@@ -145,6 +159,7 @@ impl Plan {
         let state = TrainingState::zero(loaded, self.bytes, self.stage, d);
         let setup = ActivationSetup {
             tensor_parallel: t,
+            micro_batch: self.micro_batch(),
             ..self.activations
         };
         let m = self.micro_batches();
@@ -184,8 +199,9 @@ impl Plan {
             state,
             activations,
             total,
-            state_fits: fits(state.total(), self.capacity),
-            fits: fits(total, self.capacity),
+            // A layout that needs more GPUs than there are fits nowhere.
+            state_fits: self.short_of_gpus().is_none() && fits(state.total(), self.capacity),
+            fits: self.short_of_gpus().is_none() && fits(total, self.capacity),
             traffic: data_traffic + tensor_traffic + boundary,
             bubble,
             step_flop: Flop(hardware_flop),
@@ -247,7 +263,7 @@ pub fn fixes(plan: &Plan) -> Vec<Fix> {
     }
     if let Some(tensor) = [2, 4, 8]
         .into_iter()
-        .filter(|&t| t > plan.tensor)
+        .filter(|&t| t > plan.tensor && t * plan.pipeline.max(1) <= plan.gpus)
         .find(|&tensor| Plan { tensor, ..*plan }.estimate().fits)
     {
         found.push(Fix::Tensor(tensor));

@@ -36,6 +36,11 @@ impl Query {
         Self { pairs }
     }
 
+    /// A query of these pairs, as parsed.
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> Self {
+        Self { pairs }
+    }
+
     /// Every pair, in order.
     pub fn pairs(&self) -> &[(String, String)] {
         &self.pairs
@@ -110,8 +115,9 @@ pub fn url_number(value: f64) -> String {
         if value.abs() >= scale {
             let scaled = format!("{}", value / scale);
             // Only when the suffix form reads back to exactly the same number.
-            if scaled.len() <= 8 && scaled.parse::<f64>().ok().map(|s| s * scale) == Some(value) {
-                return format!("{scaled}{suffix}");
+            let text = format!("{scaled}{suffix}");
+            if scaled.len() <= 8 && parse_number(&text) == Ok(value) {
+                return text;
             }
         }
     }
@@ -199,6 +205,22 @@ impl NumberSpec {
         } else {
             url_number(value)
         }
+    }
+
+    /// The value as a text box shows it: as the URL writes it, or, for a
+    /// large count the URL would write in full (`68976648192`), to four
+    /// figures with its suffix (`68.98B`).
+    pub fn box_text(&self, value: f64) -> String {
+        let url = self.url_text(value);
+        if !self.suffixed || url.len() <= 8 {
+            return url;
+        }
+        [(1e12, "T"), (1e9, "B"), (1e6, "M")]
+            .into_iter()
+            .find(|&(scale, _)| value.abs() >= scale)
+            .map_or(url, |(scale, suffix)| {
+                format!("{}{suffix}", super::units::trimmed(value / scale, 4))
+            })
     }
 
     /// Brings a value into range (rounding whole numbers), or `Err` with the
@@ -388,6 +410,11 @@ mod tests {
             "1024"
         );
         assert_eq!(NumberSpec::count("params", 1e6, 1e15).url_text(70e9), "70B");
+        assert_eq!(url_number(4.07e12), "4.07T");
+        let params = NumberSpec::count("params", 1e6, 1e15);
+        assert_eq!(params.url_text(68_976_648_192.0), "68976648192");
+        assert_eq!(params.box_text(68_976_648_192.0), "68.98B");
+        assert_eq!(params.box_text(70e9), "70B");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! into an input-gradient B and a weight-gradient W of one tick each); with
 //! v interleaved chunks a tick is 1/v of the seeds' unit (one micro-batch's
 //! forward through one whole stage), since each chunk holds 1/v of the layers.
+//! [`simulate_timed`] takes other lengths, to compare schedules on another basis.
 //!
 //! Orders per stage s (Narayanan et al. 2021, section 2.2; Qi et al. 2023):
 //! - GPipe: every forward, then every backward;
@@ -76,12 +77,14 @@ pub struct Timeline {
     /// Most micro-batches whose forward has run and backward has not, on any
     /// stage at any time, in whole-stage micro-batch equivalents (chunks / v).
     pub peak_in_flight: f64,
+    /// Ticks of one micro-batch's forward and backward on one virtual stage.
+    pub work: u32,
 }
 
 impl Timeline {
-    /// Busy ticks on one stage: 3·m·v.
+    /// Busy ticks on one stage: m·v·(F + B), 3·m·v at the default lengths.
     pub fn busy_ticks(&self) -> u32 {
-        3 * self.micro_batches * self.chunks
+        self.work * self.micro_batches * self.chunks
     }
 
     /// The idle share of the whole timeline, averaged over stages.
@@ -207,8 +210,23 @@ pub fn fewest_micro_batches_below(
 
 /// Simulates one step of `schedule` on `p` stages with `m` micro-batches
 /// (see [`runnable_micro_batches`]) and, for the interleaved schedule,
-/// `chunks` model chunks per GPU.
+/// `chunks` model chunks per GPU: a forward one tick, a backward two.
 pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
+    simulate_timed(schedule, p, m, chunks, 1, 2)
+}
+
+/// [`simulate`] with a forward of `forward` ticks and a backward of
+/// `backward` (ZB-H1 splits it into an input-gradient half, rounded down,
+/// and a weight-gradient rest; each at least a tick).
+pub fn simulate_timed(
+    schedule: Schedule,
+    p: u32,
+    m: u32,
+    chunks: u32,
+    forward: u32,
+    backward: u32,
+) -> Timeline {
+    let (forward, backward) = (forward.max(1), backward.max(1));
     let m = runnable_micro_batches(
         schedule,
         p.clamp(1, MAX_STAGES),
@@ -221,7 +239,12 @@ pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
         1
     };
     let split_backward = schedule == Schedule::ZeroBubbleH1;
-    let backward_len = if split_backward { 1 } else { 2 };
+    let (backward_len, weight_len) = if split_backward {
+        let input = (backward / 2).max(1);
+        (input, backward.saturating_sub(input).max(1))
+    } else {
+        (backward, 0)
+    };
     let last_virt = p * v - 1;
     let orders: Vec<Vec<Op>> = (0..p).map(|s| stage_order(schedule, p, m, v, s)).collect();
     let slots = (p * v * m) as usize;
@@ -241,7 +264,7 @@ pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
     // Every tick some stage can run something (the dependency graph is
     // acyclic and each order respects it), so this bound is never reached;
     // it only guarantees termination.
-    let tick_limit = 3 * (m * v + p) * 4 + 16;
+    let tick_limit = (backward_len + weight_len + forward) * (m * v + p) * 4 + 16;
     let mut tick = 0;
     while blocks.len() < total_blocks && tick < tick_limit {
         for stage in 0..p as usize {
@@ -269,12 +292,12 @@ pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
                 } else {
                     in_flight[stage] += 1;
                     peak = peak.max(in_flight[stage]);
-                    (op, BlockKind::Forward, 1)
+                    (op, BlockKind::Forward, forward)
                 }
             } else if let Some(op) = pending_weight[stage].front().copied() {
                 // A W's input gradient ran earlier on this stage, so it is ready.
                 pending_weight[stage].pop_front();
-                (op, BlockKind::WeightGradient, 1)
+                (op, BlockKind::WeightGradient, weight_len)
             } else {
                 continue;
             };
@@ -302,5 +325,6 @@ pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
         makespan,
         ticks_per_unit: v,
         peak_in_flight: peak as f64 / f64::from(v),
+        work: forward + backward_len + weight_len,
     }
 }

@@ -145,6 +145,16 @@ pub fn significant(value: f64, figures: i32) -> String {
     format!("{value:.decimals$}")
 }
 
+/// Rounds to `figures` significant figures without trailing zeros: `8`, `13.5`, `1.44`.
+pub fn trimmed(value: f64, figures: i32) -> String {
+    let text = significant(value, figures);
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
 impl fmt::Display for Bytes {
     /// `1,120 GB`, `107.8 GB`, `1.16 GB`, `201 MB`, `34 MB`, `1.1 MB`, `512 KB`, `12 B`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

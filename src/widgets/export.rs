@@ -159,6 +159,147 @@ pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
     })
 }
 
+/// One readout as the page shows it: its `data-readout`, label, exact value, unit and text.
+struct Shown {
+    key: String,
+    label: String,
+    value: String,
+    unit: String,
+    text: String,
+}
+
+/// Every readout in `section`, in page order, once each.
+fn shown_readouts(section: &Element) -> Vec<Shown> {
+    let mut all: Vec<Shown> = Vec::new();
+    for element in elements::<Element>(section, "[data-readout]") {
+        let attribute = |name: &str| element.get_attribute(name).unwrap_or_default();
+        let inner = |selector: &str| {
+            element
+                .query_selector(selector)
+                .ok()
+                .flatten()
+                .and_then(|e| e.text_content())
+                .unwrap_or_default()
+        };
+        let key = attribute("data-readout");
+        if all.iter().any(|r| r.key == key) {
+            continue;
+        }
+        let label = element
+            .get_attribute("data-label")
+            .unwrap_or_else(|| inner(".readout__label"));
+        all.push(Shown {
+            label,
+            value: attribute("data-value"),
+            unit: attribute("data-unit"),
+            text: inner(".readout__value"),
+            key,
+        });
+    }
+    all
+}
+
+/// Quotes a CSV field.
+fn csv_field(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// Quotes a JSON string.
+fn json_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The readouts as CSV: a row a plan (A, and B when comparing), a column a
+/// readout, its unit in the header, and the URL that produced them.
+fn readouts_csv(all: &[Shown], url: &str) -> String {
+    let a: Vec<&Shown> = all.iter().filter(|r| !r.key.starts_with("b.")).collect();
+    let mut header = vec!["url".to_string(), "plan".to_string()];
+    header.extend(
+        a.iter()
+            .map(|r| csv_field(&format!("{} ({})", r.key, r.unit))),
+    );
+    let mut out = header.join(",");
+    for plan in ["", "b."] {
+        let values: Vec<String> = a
+            .iter()
+            .filter_map(|r| {
+                all.iter()
+                    .find(|s| s.key == format!("{plan}{}", r.key))
+                    .map(|s| s.value.clone())
+            })
+            .collect();
+        if values.len() == a.len() {
+            out.push_str(&format!(
+                "\n{},{},{}",
+                csv_field(url),
+                if plan.is_empty() { "A" } else { "B" },
+                values.join(",")
+            ));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// The readouts as JSON: the URL, then each readout with its label, exact
+/// value, unit and text.
+fn readouts_json(all: &[Shown], url: &str) -> String {
+    let items: Vec<String> = all
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"id\":{},\"label\":{},\"value\":{},\"unit\":{},\"text\":{}}}",
+                json_string(&r.key),
+                json_string(&r.label),
+                if r.value.parse::<f64>().is_ok_and(f64::is_finite) {
+                    r.value.clone()
+                } else {
+                    "null".to_string()
+                },
+                json_string(&r.unit),
+                json_string(&r.text)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"url\":{},\"readouts\":[{}]}}\n",
+        json_string(url),
+        items.join(",")
+    )
+}
+
+/// Saves the readouts of the figure in `section` as `name.csv` or
+/// `name.json`; says what was saved.
+pub fn save_readouts(section: &Element, name: &str, json: bool) -> String {
+    let all = shown_readouts(section);
+    let url = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let (text, kind, extension) = if json {
+        (readouts_json(&all, &url), "application/json", "json")
+    } else {
+        (readouts_csv(&all, &url), "text/csv", "csv")
+    };
+    let href = format!(
+        "data:{kind};charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(&text))
+    );
+    match download(&href, &format!("{name}.{extension}")) {
+        Some(()) => format!("Saved {name}.{extension}, {} readouts.", all.len()),
+        None => format!("This browser could not save the {extension} file."),
+    }
+}
+
 /// Offers `href` to the reader as a file called `name`.
 fn download(href: &str, name: &str) -> Option<()> {
     let document = web_sys::window()?.document()?;
@@ -227,6 +368,36 @@ async fn render_png(section: &Element, name: &str) -> Result<(u32, u32), JsValue
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shown(key: &str, value: &str, text: &str) -> Shown {
+        Shown {
+            key: key.to_string(),
+            label: format!("Label \"{key}\""),
+            value: value.to_string(),
+            unit: "bytes".to_string(),
+            text: text.to_string(),
+        }
+    }
+
+    /// Two plans: a header with the units, a row for A and one for B, each with the URL.
+    #[test]
+    fn readouts_as_csv_and_json() {
+        let all = [
+            shown("state-per-gpu", "1120000000000", "1,120 GB"),
+            shown("b.state-per-gpu", "140000000000", "140.0 GB"),
+        ];
+        let url = "http://x/?fig=planner&b.stage=3";
+        assert_eq!(
+            readouts_csv(&all, url),
+            "url,plan,\"state-per-gpu (bytes)\"\n\"http://x/?fig=planner&b.stage=3\",A,1120000000000\n\
+             \"http://x/?fig=planner&b.stage=3\",B,140000000000\n"
+        );
+        assert_eq!(
+            readouts_json(&all[..1], url),
+            "{\"url\":\"http://x/?fig=planner&b.stage=3\",\"readouts\":[{\"id\":\"state-per-gpu\",\
+             \"label\":\"Label \\\"state-per-gpu\\\"\",\"value\":1120000000000,\"unit\":\"bytes\",\"text\":\"1,120 GB\"}]}\n"
+        );
+    }
 
     #[test]
     fn escapes_for_xml() {

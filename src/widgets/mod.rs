@@ -3,6 +3,7 @@
 
 mod chart;
 mod export;
+mod math;
 mod notices;
 mod number_input;
 mod question;
@@ -17,12 +18,13 @@ mod toggle;
 pub use chart::{
     draw_line_chart, AxisLabel, Canvas, LegendMark, LineChart, Palette, PlotCanvas, Series,
 };
+pub use math::{num, Equation, Equations, Piece};
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
 pub use readout::{provide_byte_unit, InWords, Readout, ReadoutData, ReadoutPanel, Unit};
 pub use rows::rows;
-pub use scope::{control_id, scoped, ControlScope};
+pub use scope::{control_id, scoped, use_tie, ControlScope};
 pub use select::Select;
 pub use share::{iframe_snippet, Share};
 pub use slider::Slider;

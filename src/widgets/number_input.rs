@@ -18,8 +18,11 @@ pub fn NumberInput(
     /// Takes a parsed value (in the parameter's base unit): `Ok` when it
     /// was used, `Err` with the reason, in a sentence, when not.
     on_change: Callback<f64, Result<(), String>>,
+    /// Beside a slider of the same key: an id of its own (`<scope>-<key>-typed`).
+    #[prop(optional)]
+    beside: bool,
 ) -> impl IntoView {
-    let id = control_id(param);
+    let id = if beside { control_id(&format!("{param}-typed")) } else { control_id(param) };
     let error_id = format!("{id}-error");
     let error = RwSignal::new(None::<String>);
     // A value set from elsewhere (another control, a preset) replaces

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::scope::use_tie;
+
 use crate::model::units::{
     format_ratio, group_thousands, ByteUnit, Bytes, Flop, Fraction, Seconds,
 };
@@ -54,6 +56,8 @@ pub struct ReadoutData {
     pub unit: Unit,
     /// What the value assumes, shown beside it (`at 40% of 989 TFLOP/s`).
     pub note: Option<String>,
+    /// `b.` for plan B's readouts when two plans are compared, else empty.
+    pub plan: &'static str,
 }
 
 impl ReadoutData {
@@ -72,7 +76,18 @@ impl ReadoutData {
             text: text.into(),
             unit,
             note: None,
+            plan: "",
         }
+    }
+
+    /// Its `data-readout`: the id, after `b.` for plan B's.
+    pub fn key(&self) -> String {
+        format!("{}{}", self.plan, self.id)
+    }
+
+    /// The same readout as plan B's.
+    pub fn of_plan_b(self) -> Self {
+        Self { plan: "b.", ..self }
     }
 
     /// The readout with what it assumes shown beside it.
@@ -163,11 +178,14 @@ pub fn Readout(
     // below reads it four times.
     let data = Memo::new(move |_| data.get());
     let unit = use_byte_unit();
+    let tie = use_tie();
     view! {
         <div
             class="readout"
-            data-readout=move || data.with(|d| d.id)
+            class:tied=move || tie.with(|t| t.as_deref() == Some(data.with(|d| d.id)))
+            data-readout=move || data.with(ReadoutData::key)
             data-value=move || data.with(|d| d.value.to_string())
+            data-unit=move || data.with(|d| d.unit.name())
         >
             <span class="readout__label">{move || data.with(|d| d.label.clone())}</span>
             <span class="readout__value">{move || data.with(|d| d.shown(unit.get()))}</span>

@@ -13,9 +13,20 @@ use leptos::tachys::reactive_graph::OwnedView;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ControlScope(pub &'static str);
 
+/// What the reader points at in a figure: the control key or readout id
+/// under the pointer or focus, so that its symbol in an equation, its
+/// control and its readout light up together.
+#[derive(Clone, Copy, Debug)]
+pub struct Tie(pub RwSignal<Option<String>>);
+
+/// The figure's tie (a lone one outside any figure).
+pub fn use_tie() -> RwSignal<Option<String>> {
+    use_context::<Tie>().map_or_else(|| RwSignal::new(None), |tie| tie.0)
+}
+
 /// The view `build` makes, with its controls' ids prefixed by `prefix`:
-/// built under a child owner that holds the scope, so that sibling figures
-/// each see their own.
+/// built under a child owner that holds the scope and the figure's tie, so
+/// that sibling figures each see their own.
 pub fn scoped<V: IntoView + 'static>(
     prefix: &'static str,
     build: impl FnOnce() -> V,
@@ -23,6 +34,7 @@ pub fn scoped<V: IntoView + 'static>(
     let owner = Owner::current().map_or_else(Owner::new, |owner| owner.child());
     let view = owner.with(|| {
         provide_context(ControlScope(prefix));
+        provide_context(Tie(RwSignal::new(None)));
         build()
     });
     OwnedView::new_with_owner(view, owner)

@@ -137,6 +137,19 @@ pub fn Share(
             status.set(export::save_svg(&figure, &svg_name));
         }
     };
+    let readouts_name = name.clone();
+    let save_readouts = move |json: bool| {
+        let name = readouts_name.clone();
+        move |event: leptos::ev::MouseEvent| {
+            if let Some(figure) = section(&event) {
+                status.set(export::save_readouts(
+                    &figure,
+                    &format!("{name}-readouts"),
+                    json,
+                ));
+            }
+        }
+    };
     let save_png = move |event: leptos::ev::MouseEvent| {
         if let Some(figure) = section(&event) {
             status.set("Drawing the PNG…".to_string());
@@ -193,6 +206,8 @@ pub fn Share(
             <div class="share__actions share__files">
                 <button type="button" class="button" on:click=save_svg>"Save as SVG"</button>
                 <button type="button" class="button" on:click=save_png>"Save as PNG"</button>
+                <button type="button" class="button" on:click=save_readouts(false)>"Readouts as CSV"</button>
+                <button type="button" class="button" on:click=save_readouts(true)>"Readouts as JSON"</button>
                 <span class="share__status" role="status">{move || status.get()}</span>
             </div>
         </details>

@@ -169,9 +169,13 @@ test('embed.html lists every figure with every parameter its controls write, and
     for (const key of keys) assert.ok(listed[figure].includes(key) || shared.includes(key), `${figure}: ${key} is not on embed.html`);
     await view.close();
   }
+  // The preview shows the example printed above it: Llama 3 8B, 16 × 8,030,261,248 bytes.
   const preview = page.frameLocator('#why iframe');
   await preview.locator('[data-readout="training-state"]').waitFor();
-  assert.equal(await preview.locator('[data-readout="training-state"] .readout__value').textContent(), '107.8 GB');
+  assert.equal(await preview.locator('[data-readout="training-state"] .readout__value').textContent(), '128.5 GB');
+  // At 360 px the page does not scroll sideways.
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
   assert.deepEqual(errors, []);
   await close();
 });

@@ -52,7 +52,7 @@ test('why takes 15T tokens: 7.2e23 FLOP and 57 years at 400 TFLOP/s, and its sli
   assert.equal(found.compute.text, '7.2e23 FLOP');
   assert.equal(found['time-1-gpu'].text, '57.3 years');
   assert.equal(await page.locator('[data-readout="time-1-gpu"] .readout__note').textContent(), 'at 400 TFLOP/s sustained');
-  const slider = page.locator('input[data-param="tokens"]');
+  const slider = page.locator('input[type=range][data-param="tokens"]');
   // The slider runs over log10 of 1B to 1,000T, its thumb at log10(15e12).
   assert.deepEqual(await slider.evaluate((el) => [Number(el.min), Number(el.max)]), [9, 15]);
   assert.ok(Math.abs(Number(await slider.inputValue()) - Math.log10(15e12)) < 0.01);

@@ -54,7 +54,7 @@ test('?fig=why embeds the figure alone', async () => {
 test('the tokens slider moves by keyboard and writes the URL', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
-  const slider = page.locator('input[data-param="tokens"]');
+  const slider = page.locator('input[type=range][data-param="tokens"]');
   await slider.focus();
   await page.keyboard.press('ArrowLeft');
   let found = await readouts(page);
@@ -79,13 +79,13 @@ test('the tokens slider moves by keyboard and writes the URL', async () => {
 test('the tokens slider follows a mouse drag', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
-  const box = await page.locator('input[data-param="tokens"]').boundingBox();
+  const box = await page.locator('input[type=range][data-param="tokens"]').boundingBox();
   const y = box.y + box.height / 2;
   // The thumb starts at the right end (2T); drag it to the left end.
   await page.mouse.move(box.x + box.width - 4, y);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width / 2, y, { steps: 5 });
-  const middle = Number(await page.locator('input[data-param="tokens"]').inputValue());
+  const middle = Number(await page.locator('input[type=range][data-param="tokens"]').inputValue());
   assert.ok(middle > 0.8e12 && middle < 1.25e12, `middle of the drag ${middle}`);
   assertConsistent(await readouts(page), middle);
   await page.mouse.move(box.x - 20, y, { steps: 5 });

@@ -1,0 +1,193 @@
+//! Two plans side by side: every readout of plan A beside plan B's, with
+//! the change marked better or worse in words (never by colour alone), and
+//! the URL form of the pair (plan B's keys prefixed `b.`, a key absent for
+//! B taking A's value).
+
+use super::figure::Params;
+use crate::model::query::{Pairs, Query};
+use crate::model::units::{group_thousands, Bytes, Seconds};
+use crate::widgets::{ReadoutData, Unit};
+
+/// The prefix of plan B's keys and readouts.
+pub const PLAN_B: &str = "b.";
+
+/// Whether a change is for the better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Same,
+    Better,
+    Worse,
+    /// Different, neither better nor worse (the GPU count, the device's memory).
+    Different,
+}
+
+impl Mark {
+    pub fn word(self) -> &'static str {
+        match self {
+            Mark::Same => "same",
+            Mark::Better => "better",
+            Mark::Worse => "worse",
+            Mark::Different => "",
+        }
+    }
+}
+
+/// Readouts where more is better; `NEUTRAL` lists those that only describe
+/// a plan. Everything else (bytes, time, the bubble) is better lower.
+const HIGHER_IS_BETTER: [&str; 4] = ["fits", "state-fits", "mfu", "tokens-per-gpu-per-second"];
+const NEUTRAL: [&str; 5] = ["capacity", "gpus", "nodes", "micro-batches", "activations"];
+
+/// One row: a readout in both plans and how B differs from A.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub a: ReadoutData,
+    pub b: ReadoutData,
+    /// B against A, in the readout's unit (`−70.0 GB, −50%`), empty when equal.
+    pub change: String,
+    pub mark: Mark,
+}
+
+/// B − A in the readout's unit, with the relative change for sizes and times.
+fn difference(a: &ReadoutData, b: &ReadoutData) -> String {
+    let delta = b.value - a.value;
+    let sign = if delta < 0.0 { "−" } else { "+" };
+    let relative = |text: String| {
+        if a.value == 0.0 {
+            text
+        } else {
+            format!("{text}, {sign}{:.0}%", (delta / a.value * 100.0).abs())
+        }
+    };
+    match a.unit {
+        Unit::Bytes => relative(format!("{sign}{}", Bytes(delta.abs()))),
+        Unit::Seconds => relative(format!("{sign}{}", Seconds(delta.abs()))),
+        Unit::Fraction => format!("{sign}{:.1} points", (delta * 100.0).abs()),
+        Unit::YesNo => format!("{} → {}", a.text, b.text),
+        Unit::Ratio => format!("{:.2}×", b.value / a.value),
+        Unit::Count | Unit::Flop => relative(format!("{sign}{}", group_thousands(delta.abs()))),
+    }
+}
+
+/// Plan A's and plan B's readouts, paired by id.
+pub fn rows(a: Vec<ReadoutData>, b: Vec<ReadoutData>) -> Vec<Row> {
+    a.into_iter()
+        .zip(b)
+        .map(|(a, b)| {
+            let b = b.of_plan_b();
+            let mark = if a.value == b.value {
+                Mark::Same
+            } else if NEUTRAL.contains(&a.id) {
+                Mark::Different
+            } else if (b.value > a.value) == HIGHER_IS_BETTER.contains(&a.id) {
+                Mark::Better
+            } else {
+                Mark::Worse
+            };
+            let change = if mark == Mark::Same {
+                String::new()
+            } else {
+                difference(&a, &b)
+            };
+            Row { a, b, change, mark }
+        })
+        .collect()
+}
+
+/// Whether a query names a plan B.
+pub fn has_plan_b(query: &Query) -> bool {
+    query.pairs().iter().any(|(key, _)| key.starts_with(PLAN_B))
+}
+
+/// Plan A's query (its keys, without `b.` ones) and plan B's (A's, with
+/// `b.` keys in their place).
+pub fn split(query: &Query) -> (Query, Query) {
+    let (b, a): (Pairs, Pairs) = query
+        .pairs()
+        .iter()
+        .cloned()
+        .partition(|(key, _)| key.starts_with(PLAN_B));
+    let mut merged: Pairs = a
+        .iter()
+        .filter(|(key, _)| !b.iter().any(|(k, _)| k[PLAN_B.len()..] == **key))
+        .cloned()
+        .collect();
+    merged.extend(
+        b.into_iter()
+            .map(|(key, value)| (key[PLAN_B.len()..].to_string(), value)),
+    );
+    (Query::from_pairs(a), Query::from_pairs(merged))
+}
+
+/// The URL pairs of two plans: A's, then B's keys that differ from A's, prefixed.
+pub fn pairs<P: Params>(a: &P, b: &P) -> Pairs {
+    let mut pairs = Vec::new();
+    a.write(&mut pairs);
+    let mut changed = Vec::new();
+    b.write_against(a, &mut changed);
+    pairs.extend(
+        changed
+            .into_iter()
+            .map(|(key, value)| (format!("{PLAN_B}{key}"), value)),
+    );
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(id: &'static str, value: f64) -> ReadoutData {
+        ReadoutData::bytes(id, id, Bytes(value))
+    }
+
+    /// 140 GB against 70 GB of training state: 70 GB less, half, better; a
+    /// GPU count is only different; "fits" going from No to Yes is better.
+    #[test]
+    fn changes_are_marked_in_words() {
+        let found = rows(
+            vec![
+                bytes("state-per-gpu", 140e9),
+                ReadoutData::count("gpus", "GPUs", 8.0),
+                ReadoutData::yes_no("fits", "Fits", false),
+            ],
+            vec![
+                bytes("state-per-gpu", 70e9),
+                ReadoutData::count("gpus", "GPUs", 16.0),
+                ReadoutData::yes_no("fits", "Fits", true),
+            ],
+        );
+        assert_eq!(
+            (found[0].change.as_str(), found[0].mark),
+            ("−70.0 GB, −50%", Mark::Better)
+        );
+        assert_eq!(found[0].b.key(), "b.state-per-gpu");
+        assert_eq!(
+            (found[1].change.as_str(), found[1].mark),
+            ("+8, +100%", Mark::Different)
+        );
+        assert_eq!(
+            (found[2].change.as_str(), found[2].mark),
+            ("No → Yes", Mark::Better)
+        );
+        let same = rows(vec![bytes("weights", 1e9)], vec![bytes("weights", 1e9)]);
+        assert_eq!((same[0].change.as_str(), same[0].mark), ("", Mark::Same));
+    }
+
+    /// `?stage=1&gpus=64&b.stage=3&b.gpus=16`: A has stage 1 on 64 GPUs; B
+    /// keeps A's other keys and takes stage 3 on 16.
+    #[test]
+    fn plan_b_takes_a_s_keys_unless_it_has_its_own() {
+        let query = Query::parse("model=llama2-70b&stage=1&gpus=64&b.stage=3&b.gpus=16");
+        assert!(has_plan_b(&query));
+        let (a, b) = split(&query);
+        assert_eq!(
+            (a.get("stage"), a.get("gpus"), a.get("b.stage")),
+            (Some("1"), Some("64"), None)
+        );
+        assert_eq!(
+            (b.get("model"), b.get("stage"), b.get("gpus")),
+            (Some("llama2-70b"), Some("3"), Some("16"))
+        );
+        assert!(!has_plan_b(&Query::parse("stage=1")));
+    }
+}
