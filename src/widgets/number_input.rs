@@ -22,7 +22,11 @@ pub fn NumberInput(
     #[prop(optional)]
     beside: bool,
 ) -> impl IntoView {
-    let id = if beside { control_id(&format!("{param}-typed")) } else { control_id(param) };
+    let id = if beside {
+        control_id(&format!("{param}-typed"))
+    } else {
+        control_id(param)
+    };
     let error_id = format!("{id}-error");
     let error = RwSignal::new(None::<String>);
     // A value set from elsewhere (another control, a preset) replaces
