@@ -23,6 +23,8 @@ export const BUDGETS = {
   dragLongFrame: 50,
   /** Memory after 10,000 changes over memory after the first 100, minus one. */
   memoryGrowth: 0.1,
+  /** The planner's layout search, from the click to its results on the page (issue 12). */
+  search: 100,
 };
 
 /**
@@ -40,6 +42,7 @@ export function judge(result) {
         : { check: `drag long frame ms, ${r.page} at ${r.rate}x`, value: r.longFrameMax, budget: BUDGETS.dragLongFrame },
     ),
     { check: 'memory growth', value: Math.max(result.memory.jsGrowth, result.memory.wasmGrowth), budget: BUDGETS.memoryGrowth },
+    ...(result.search ?? []).map((r) => ({ check: `search ms at ${r.gpus} GPUs`, value: r.ms, budget: BUDGETS.search })),
   ];
   return checks.map((c) => ({ ...c, met: c.value <= c.budget }));
 }
@@ -426,4 +429,33 @@ export async function memory(browser, base, total = 10_000) {
     jsGrowth: round(late.jsHeap / early.jsHeap - 1, 3),
     wasmGrowth: round(late.wasm / early.wasm - 1, 3),
   };
+}
+
+/**
+ * The planner's layout search for GPT-3 175B on `gpus` A100s: the time from
+ * a click on "Layout search: On" to its results on the page, median of
+ * `loads` fresh pages, with the layouts it tried.
+ */
+export async function searchTimes(browser, base, loads = 5) {
+  const out = [];
+  for (const [gpus, batch] of [[1024, 1536], [16384, 16384]]) {
+    const times = [];
+    let tried = 0;
+    for (let i = 0; i < loads; i += 1) {
+      const page = await browser.newPage();
+      await page.goto(`${base}?fig=planner&model=gpt3-175b&gpu=a100-80gb&gpus=${gpus}&batch=${batch}&seq=2048`);
+      await ready(page);
+      const label = page.locator('fieldset[data-param="search"] label', { hasText: 'On' });
+      await label.evaluate((el) => {
+        el.addEventListener('click', () => { window.__searchStart = performance.now(); }, { capture: true, once: true });
+      });
+      await label.click();
+      await page.waitForSelector('[data-readout="layouts-tried"]');
+      times.push(await page.evaluate(() => performance.now() - window.__searchStart));
+      tried = Number(await page.locator('[data-readout="layouts-tried"]').getAttribute('data-value'));
+      await page.close();
+    }
+    out.push({ gpus, ms: round(median(times), 1), tried });
+  }
+  return out;
 }

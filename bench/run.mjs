@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { launch, serveDist } from '../tests/e2e/harness.mjs';
-import { BUDGETS, MEMORY_FLAGS, drags, judge, median, memory, responsiveness, startup, transferSizes } from './measure.mjs';
+import { BUDGETS, MEMORY_FLAGS, drags, judge, median, memory, responsiveness, searchTimes, startup, transferSizes } from './measure.mjs';
 import { KNOWN_OVER } from './known-over.mjs';
 
 const { values: options } = parseArgs({
@@ -45,7 +45,9 @@ async function measureOnce(server, run) {
     ];
     log(`[bench run ${run}/${runs}] memory over 10,000 changes`);
     const mem = await memory(browser, server.base);
-    return { transfer, startup: start, input, drag, memory: mem };
+    log(`[bench run ${run}/${runs}] the planner's layout search at 1,024 and 16,384 GPUs`);
+    const search = await searchTimes(browser, server.base);
+    return { transfer, startup: start, input, drag, memory: mem, search };
   } finally {
     await browser.close();
   }
@@ -109,6 +111,10 @@ function report(result, machine, count = runs) {
       `(${(result.memory.jsGrowth * 100).toFixed(1)}%); wasm memory ${mb(result.memory.loaded.wasm)}, ${mb(result.memory.early.wasm)}, ` +
       `${mb(result.memory.late.wasm)} (${(result.memory.wasmGrowth * 100).toFixed(1)}%). Budget ${BUDGETS.memoryGrowth * 100}%; met: ` +
       `${mark(Math.max(result.memory.jsGrowth, result.memory.wasmGrowth) <= BUDGETS.memoryGrowth)}.`,
+    '',
+    `**Layout search** (GPT-3 175B on A100s, from the click to the results on the page; median of 5 loads): ` +
+      (result.search ?? []).map((r) => `${r.gpus.toLocaleString('en')} GPUs ${r.ms} ms (${r.tried.toLocaleString('en')} layouts)`).join(', ') +
+      `. Budget ${BUDGETS.search} ms; met: ${mark((result.search ?? []).every((r) => r.ms <= BUDGETS.search))}.`,
   ];
   return out.join('\n');
 }

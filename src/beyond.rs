@@ -1,72 +1,70 @@
-//! Beyond the three splits: expert parallelism for mixture-of-experts
-//! models, and sequence (context) parallelism for long sequences, each with
-//! a live readout. Their controls are local to the page (not in the URL
-//! contract).
+//! Beyond the three splits: expert parallelism for mixtures of experts and
+//! context parallelism for long sequences, each a small live example
+//! computed by the planner (its `ep` and `cp`), with a link that opens the
+//! example in the planner. The sliders are local to the page (not in the
+//! URL contract); the planner's keys carry the same settings.
 
 use leptos::prelude::*;
 
-use crate::model::activations::{per_layer, ActivationSetup, Recompute};
-use crate::model::comm::{expert_all_to_all_sent, routed_away};
-use crate::model::presets::{model_preset, DEFAULT_MODEL};
+use crate::figures::figure::Params;
+use crate::figures::planner::{data, PlannerParams};
+use crate::model::query::Query;
 use crate::model::units::{group_thousands, Fraction};
 use crate::widgets::{scoped, InWords, Readout, ReadoutData, Slider};
 
-/// Tokens a GPU routes per MoE layer: one 4,096-token sequence.
-pub const TOKENS_PER_GPU: f64 = 4096.0;
-/// The width of the experts' hidden state (Mixtral 8x7B's, 4,096).
-pub const HIDDEN: f64 = 4096.0;
-/// Sequence length for the context-parallel example: 128K tokens.
-pub const LONG_SEQ: f64 = 131_072.0;
-
-/// Bytes each GPU sends per MoE layer for `ep`-way expert parallelism and
-/// top-`k` routing, and that in words.
-pub fn expert(ep: u32, top_k: u32) -> (ReadoutData, String) {
-    let sent = expert_all_to_all_sent(TOKENS_PER_GPU, HIDDEN, top_k, ep);
-    let words = format!(
-        "With {ep} expert-parallel GPUs and top-{top_k} routing, each GPU sends {sent} per MoE layer: 2 × tokens × k × \
-         width × 2 bytes, times the {} of routes that leave the GPU.",
-        Fraction(routed_away(ep))
-    );
-    (
-        ReadoutData::bytes("alltoall-per-layer", "Sent per GPU, per MoE layer", sent),
-        words,
-    )
+/// The expert-parallel example: Mixtral 8x7B on 64 H100s, one 4,096-token sequence a GPU.
+pub fn expert_query(ep: u32, top_k: u32) -> String {
+    format!("model=mixtral-8x7b&gpu=h100-sxm&gpus=64&ep={ep}&top-k={top_k}&batch=64&seq=4096")
 }
 
-/// Activations per GPU per layer of Llama 3 8B at 128K tokens, split `cp`
-/// ways along the sequence (each GPU keeps 1/cp of the tokens; Korthikanti
-/// et al.'s per-layer bytes for its tokens, with selective recomputation),
-/// and that in words.
-pub fn context(cp: u32) -> (ReadoutData, String) {
-    let model = model_preset("llama3-8b").unwrap_or(DEFAULT_MODEL);
-    let arch = model.arch;
-    let tokens = LONG_SEQ / f64::from(cp.max(1));
-    let setup = ActivationSetup {
-        seq: tokens,
-        micro_batch: 1.0,
-        tensor_parallel: 1,
-        sequence_parallel: false,
-        recompute: Recompute::Selective,
-        attention: model.attention,
-    };
-    let bytes = per_layer(&arch, &setup);
-    let words = format!(
-        "{}, each GPU holds {bytes} of activations per layer for its {} tokens.",
-        if cp <= 1 {
-            "Unsplit".to_string()
-        } else {
-            format!("Split {cp} ways")
-        },
-        group_thousands(tokens)
-    );
-    (
-        ReadoutData::bytes(
-            "activations-per-gpu-layer",
-            "Activations per GPU, per layer",
-            bytes,
+/// The context-parallel example: Llama 3 8B at 131,072 tokens on 64 GPUs, selective recomputation.
+pub fn context_query(cp: u32) -> String {
+    format!("model=llama3-8b&gpus=64&cp={cp}&seq=131072&batch=16&recompute=selective")
+}
+
+/// The planner's readouts `ids` for `query`.
+fn planner(query: &str, ids: &[&str]) -> Vec<ReadoutData> {
+    let d = data(&PlannerParams::from_query(
+        &Query::parse(query),
+        &mut Vec::new(),
+    ));
+    let all = PlannerParams::readouts(&d);
+    ids.iter()
+        .filter_map(|id| all.iter().find(|r| r.id == *id).cloned())
+        .collect()
+}
+
+/// Bytes each GPU sends a step in the experts' all-to-alls, and that in words.
+pub fn expert(ep: u32, top_k: u32) -> (Vec<ReadoutData>, String) {
+    let readouts = planner(&expert_query(ep, top_k), &["all-to-all-per-step"]);
+    let words = readouts.first().map_or_else(String::new, |sent| {
+        format!(
+            "With {ep} expert-parallel GPUs and top-{top_k} routing, each GPU sends {} a step: each token's hidden \
+             state to its {top_k} experts and back, forward and backward, in all 32 layers, {} of the routes leaving \
+             the GPU ({}).",
+            sent.text,
+            Fraction(f64::from(ep.max(1) - 1) / f64::from(ep.max(1))),
+            sent.note.clone().unwrap_or_default()
+        )
+    });
+    (readouts, words)
+}
+
+/// Activations and the K/V ring a GPU sends a step at 131,072 tokens split
+/// `cp` ways, and that in words.
+pub fn context(cp: u32) -> (Vec<ReadoutData>, String) {
+    let readouts = planner(&context_query(cp), &["activations", "cp-traffic-per-step"]);
+    let words = match readouts.as_slice() {
+        [activations, ring] => format!(
+            "{}, each GPU keeps {} of activations for its {} tokens and sends {} of keys and values round the ring a step.",
+            if cp <= 1 { "Unsplit".to_string() } else { format!("Split {cp} ways") },
+            activations.text,
+            group_thousands(131_072.0 / f64::from(cp.max(1))),
+            ring.text
         ),
-        words,
-    )
+        _ => String::new(),
+    };
+    (readouts, words)
 }
 
 #[component]
@@ -78,6 +76,15 @@ pub fn Beyond() -> impl IntoView {
     let contexts = Memo::new(move |_| context(cp.get() as u32));
     let whole = |signal: RwSignal<f64>| Signal::derive(move || group_thousands(signal.get()));
     let setter = |signal: RwSignal<f64>| Callback::new(move |v: f64| signal.set(v));
+    let readout = move |list: Memo<(Vec<ReadoutData>, String)>, index: usize| {
+        Signal::derive(move || {
+            list.with(|l| {
+                l.0.get(index)
+                    .cloned()
+                    .unwrap_or_else(|| ReadoutData::count("", "", 0.0))
+            })
+        })
+    };
     scoped("beyond", move || {
         view! {
             <section class="beyond" id="beyond" aria-labelledby="beyond-title">
@@ -87,29 +94,35 @@ pub fn Beyond() -> impl IntoView {
                     <p>
                         "A mixture-of-experts layer holds many feed-forward networks, the experts, and sends each token to only a "
                         "few of them. Expert parallelism puts different experts on different GPUs, so every token's hidden state "
-                        "travels to its experts' GPUs and back: two all-to-all exchanges a layer. Here each GPU routes one "
-                        "4,096-token sequence of width 4,096."
+                        "travels to its experts' GPUs and back: two all-to-all exchanges a layer, each way. Here: Mixtral 8x7B "
+                        "(8 experts) on 64 GPUs, each routing one 4,096-token sequence, as the planner computes it."
                     </p>
                     <div class="figure__controls">
-                        <Slider label="Expert-parallel GPUs" param="ep" min=1.0 max=64.0 step=1.0 value=ep text=whole(ep) on_input=setter(ep)/>
+                        <Slider label="Expert-parallel GPUs" param="ep" min=1.0 max=8.0 step=1.0 value=ep text=whole(ep) on_input=setter(ep)/>
                         <Slider label="Experts per token (top-k)" param="top-k" min=1.0 max=8.0 step=1.0 value=top_k text=whole(top_k) on_input=setter(top_k)/>
                     </div>
-                    <div class="figure__readouts"><Readout data=Signal::derive(move || experts.with(|e| e.0.clone()))/></div>
+                    <div class="figure__readouts"><Readout data=readout(experts, 0)/></div>
                     <InWords text=Signal::derive(move || experts.with(|e| e.1.clone()))/>
+                    <a href=move || format!("?step=planner&{}#planner", expert_query(ep.get() as u32, top_k.get() as u32))>"Open this in the planner"</a>
                 </div>
                 <div class="figure">
                     <h3 class="figure__title">"Sequence and context parallelism"</h3>
                     <p>
                         "Activations grow with the sequence. Sequence parallelism splits the norms and dropouts of a tensor-parallel "
                         "group along the sequence; context parallelism goes further and gives each GPU a slice of the tokens for "
-                        "the whole layer, exchanging keys and values for attention. Either way a GPU keeps 1/c of the activations. "
-                        "Here: Llama 3 8B at 128K tokens, with selective recomputation."
+                        "the whole layer, passing keys and values round a ring for attention. Either way a GPU keeps 1/c of the "
+                        "activations. Here: Llama 3 8B at 128K tokens on 64 GPUs, with selective recomputation, as the planner "
+                        "computes it."
                     </p>
                     <div class="figure__controls">
                         <Slider label="Context-parallel GPUs c" param="cp" min=1.0 max=16.0 step=1.0 value=cp text=whole(cp) on_input=setter(cp)/>
                     </div>
-                    <div class="figure__readouts"><Readout data=Signal::derive(move || contexts.with(|c| c.0.clone()))/></div>
+                    <div class="figure__readouts">
+                        <Readout data=readout(contexts, 0)/>
+                        <Readout data=readout(contexts, 1)/>
+                    </div>
                     <InWords text=Signal::derive(move || contexts.with(|c| c.1.clone()))/>
+                    <a href=move || format!("?step=planner&{}#planner", context_query(cp.get() as u32))>"Open this in the planner"</a>
                 </div>
             </section>
         }
@@ -120,16 +133,23 @@ pub fn Beyond() -> impl IntoView {
 mod tests {
     use super::*;
 
-    /// 4,096 tokens, top-2, width 4,096, 8-way: 2 × 4096 × 2 × 4096 × 2 B × 7/8 = 117.4 MB.
+    /// The planner's numbers: Mixtral's all-to-all with 8-way expert
+    /// parallelism (2 × 4,096 × 2 × 4,096 values of 2 B × 7/8 a layer and
+    /// direction, forward and backward, 32 layers); none with one GPU; the
+    /// K/V ring's and activations' split over cp.
     #[test]
     fn readouts() {
+        let (sent, words) = expert(8, 2);
         assert_eq!(
-            expert(8, 2).0.value,
-            2.0 * 4096.0 * 2.0 * 4096.0 * 2.0 * 7.0 / 8.0
+            sent[0].value,
+            2.0 * 4096.0 * 2.0 * 4096.0 * 2.0 * 7.0 / 8.0 * 2.0 * 32.0
         );
-        assert_eq!(expert(1, 2).0.value, 0.0);
-        let one = context(1).0.value;
-        assert_eq!(context(8).0.value, one / 8.0);
-        assert!(expert(8, 2).1.contains("87.5%"));
+        assert!(words.contains("87.5%"), "{words}");
+        assert_eq!(expert(1, 2).0[0].value, 0.0);
+        let (one, _) = context(1);
+        let (eight, words) = context(8);
+        assert!((eight[0].value / one[0].value - 1.0 / 8.0).abs() < 1e-9);
+        assert_eq!(one[1].value, 0.0);
+        assert!(eight[1].value > 0.0 && words.starts_with("Split 8 ways"));
     }
 }

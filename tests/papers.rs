@@ -254,3 +254,27 @@ fn korthikanti_first_stage_totals_for_table_3() {
         }
     }
 }
+
+/// Mixtral 8x7B (Jiang et al. 2024, Table 1; Mistral's announcement: 46.7B
+/// parameters in all, 12.9B used a token). Added up here from its
+/// configuration: a layer's attention 2h² + 2h·1,024 (8 K/V heads of 128),
+/// 8 SwiGLU experts of 3·h·14,336, a router of h·8 and two RMSNorms of h;
+/// untied embedding and output of 32,000·h; a final norm.
+#[test]
+fn mixtral_counts() {
+    let mixtral = model_preset("mixtral-8x7b").unwrap();
+    let h = 4096.0;
+    let attention = 2.0 * h * h + 2.0 * h * 1024.0;
+    let expert = 3.0 * h * 14336.0;
+    let rest = h * 8.0 + 2.0 * h;
+    let outside = 2.0 * 32000.0 * h + h;
+    let all = 32.0 * (attention + 8.0 * expert + rest) + outside;
+    let active = 32.0 * (attention + 2.0 * expert + rest) + outside;
+    assert_eq!(mixtral.arch.exact_parameter_count(), all);
+    assert_eq!(mixtral.arch.active_parameter_count(), active);
+    assert_eq!((all, active), (46_702_792_704.0, 12_879_925_248.0));
+    // 6ND counts the parameters a token uses.
+    let query = parallax::model::query::Query::parse("model=mixtral-8x7b");
+    let scenario = parallax::model::scenario::Scenario::from_query(&query, &mut Vec::new());
+    assert_eq!(scenario.flop_per_token(), 6.0 * active);
+}

@@ -10,6 +10,7 @@
 pub mod compare;
 pub mod equations;
 pub mod figure;
+pub mod layouts;
 pub mod memory_bar;
 pub mod param;
 pub mod shared;

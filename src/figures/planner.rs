@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
+use super::layouts::{search_data, step_parts, LayoutTable, SearchData, StepBar, StepPart};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::{self, number_id, plain_options, set_option, Opt, Param};
 use super::shared;
@@ -16,14 +17,17 @@ use crate::model::activations::{
     embedding, in_flight, output_layer, per_layer, ActivationSetup, Recompute,
 };
 use crate::model::choice::{options, Choice};
+use crate::model::comm::Links;
 use crate::model::memory::{fewest_gpus, fits, BytesPerParam, TrainingState, ZeroStage};
 use crate::model::pipeline::{layers_per_stage, Schedule};
-use crate::model::planner::{fixes, stage_params, Fix, Plan, PlanEstimate, MAX_GPUS};
+use crate::model::planner::{
+    fixes, stage_params, Fix, LayoutProblem, Plan, PlanEstimate, MAX_GPUS,
+};
 use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MODELS};
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
-use crate::model::scenario::{Scenario, PARAMS, SEQ};
+use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, TOP_K};
 use crate::model::units::{
-    counted, group_thousands, trimmed, ByteUnit, Bytes, BytesPerSecond, Count, Fraction,
+    counted, group_thousands, trimmed, ByteUnit, Bytes, BytesPerSecond, Count, Fraction, Seconds,
 };
 use crate::widgets::{num, Equation, Piece, Prediction, ReadoutData, Unit};
 
@@ -61,6 +65,10 @@ pub const MICRO_BATCH: NumberSpec = NumberSpec::whole("micro-batch", 1.0, 1024.0
 /// Model chunks per GPU for the interleaved schedule: at least 2 (one chunk
 /// is 1F1B), at most the layers a stage holds.
 pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 2.0, 64.0);
+/// Context-parallel degree.
+pub const CONTEXT: NumberSpec = NumberSpec::whole("cp", 1.0, 64.0);
+/// Expert-parallel degree.
+pub const EXPERT_PARALLEL: NumberSpec = NumberSpec::whole("ep", 1.0, 256.0);
 /// The schedules a planned run may use (ZB-H1 is the `pp` figure's to explore).
 const SCHEDULES: [Schedule; 3] = [Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved];
 pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
@@ -88,6 +96,12 @@ pub struct PlannerParams {
     pub recompute: Recompute,
     pub schedule: Schedule,
     pub chunks: u32,
+    /// Context-parallel degree cp.
+    pub context: u32,
+    /// Expert-parallel degree ep.
+    pub experts_parallel: u32,
+    /// Whether the layout search is open.
+    pub search: bool,
 }
 
 impl Default for PlannerParams {
@@ -109,6 +123,9 @@ impl Default for PlannerParams {
             recompute: Recompute::None,
             schedule: Schedule::OneFOneB,
             chunks: 2,
+            context: 1,
+            experts_parallel: 1,
+            search: false,
         }
     }
 }
@@ -141,7 +158,25 @@ impl PlannerParams {
             rate: self.scenario.rate(),
             flop: self.scenario.flop,
             tokens: self.scenario.tokens,
+            context: self.context,
+            experts: self.experts_parallel,
+            links: Links::of(&gpu),
         }
+    }
+
+    /// A layout the search found, applied: its degrees and settings, the
+    /// model, GPUs and batch unchanged.
+    fn apply(&mut self, plan: &Plan) {
+        self.tensor = plan.tensor;
+        self.pipeline = plan.pipeline;
+        self.context = plan.context;
+        self.experts_parallel = plan.experts;
+        self.stage = plan.stage;
+        self.schedule = plan.schedule;
+        self.chunks = plan.chunks;
+        self.micro_batch = plan.activations.micro_batch as u32;
+        self.sequence_parallel = plan.activations.sequence_parallel;
+        self.recompute = plan.activations.recompute;
     }
 
     /// A size typed in: the architecture follows it unless a model was chosen.
@@ -215,6 +250,16 @@ pub fn try_answers(capacity: Bytes) -> TryAnswers {
 pub struct PlannerData {
     /// The most loaded GPU's memory, part by part, against its capacity.
     pub memory: MemoryBarData,
+    /// Where a step's time goes, communication included, and its total in words.
+    pub step: Vec<StepPart>,
+    pub step_total: String,
+    /// All parameters, and those one token uses (they differ for a mixture of experts).
+    pub params: ReadoutData,
+    pub active_params: ReadoutData,
+    pub all_to_all: ReadoutData,
+    pub cp_traffic: ReadoutData,
+    /// The layout search's results, while it is open.
+    pub search: Option<SearchData>,
     pub layout: String,
     /// The architecture behind the activations, named, so that a size typed
     /// in says which preset's shape (and sequence length) it took.
@@ -273,15 +318,26 @@ fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     };
     let amount = |bytes: Bytes| bytes.in_unit(unit);
     let (state, total) = (amount(estimate.state.total()), amount(estimate.total));
-    if let Some(short) = plan.short_of_gpus() {
-        return format!(
-            "This layout needs {} GPUs (tensor {} × pipeline {}), {} more than the {} given: add GPUs, or lower the tensor or pipeline degree.",
-            group_thousands(f64::from(plan.gpus + short)),
-            plan.tensor,
-            plan.pipeline,
-            group_thousands(f64::from(short)),
-            group_thousands(f64::from(plan.gpus)),
-        );
+    match plan.problem() {
+        Some(LayoutProblem::ShortOfGpus(short)) => {
+            return format!(
+                "This layout needs {} GPUs (tensor {} × pipeline {} × context {}), {} more than the {} given: add GPUs, \
+                 or lower a degree.",
+                group_thousands(f64::from(plan.gpus + short)),
+                plan.tensor,
+                plan.pipeline,
+                plan.context,
+                group_thousands(f64::from(short)),
+                group_thousands(f64::from(plan.gpus)),
+            )
+        }
+        Some(LayoutProblem::ExpertsDoNotDivide { ep, data }) => {
+            return format!(
+                "Expert parallelism of {ep} must divide the {data} data-parallel replicas it spreads the experts over: \
+                 choose an ep that divides {data}."
+            )
+        }
+        None => {}
     }
     if estimate.fits {
         return format!(
@@ -408,20 +464,31 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let verdict = verdict(&plan, &estimate);
     let timing = timing(params, &plan, &estimate);
     let group = plan.tensor.max(1) * plan.pipeline.max(1);
-    let layout = match plan.short_of_gpus() {
-        Some(short) => format!(
-            "{} tensor × {} pipeline needs {}: {} short",
+    let layout = match plan.problem() {
+        Some(LayoutProblem::ShortOfGpus(short)) => format!(
+            "{} tensor × {} pipeline × {} context needs {}: {} short",
             plan.tensor,
             plan.pipeline,
-            counted(f64::from(group), "GPU", "GPUs"),
+            plan.context,
+            counted(f64::from(plan.model_group()), "GPU", "GPUs"),
             group_thousands(f64::from(short))
         ),
-        None => format!(
-            "{} = {} tensor × {} pipeline × {} data-parallel{}",
+        _ => format!(
+            "{} = {} tensor × {} pipeline{} × {} data-parallel{}{}",
             counted(f64::from(plan.gpus), "GPU", "GPUs"),
             plan.tensor,
             plan.pipeline,
+            if plan.context > 1 {
+                format!(" × {} context", plan.context)
+            } else {
+                String::new()
+            },
             group_thousands(f64::from(estimate.data)),
+            if plan.experts > 1 {
+                format!(" (experts over {})", plan.experts)
+            } else {
+                String::new()
+            },
             if plan.gpus.is_multiple_of(group) {
                 String::new()
             } else {
@@ -519,6 +586,18 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
         .with_note(rate),
         mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu),
+        step: step_parts(&estimate.breakdown),
+        step_total: format!(
+            "With its communication (what does not overlap), a step takes {}; the step time above counts arithmetic and bubble only.",
+            Seconds(estimate.breakdown.total())
+        ),
+        params: ReadoutData::count("params", "Parameters", plan.params),
+        active_params: ReadoutData::count("active-params", "Parameters a token uses", plan.params * plan.arch.active_share()),
+        all_to_all: ReadoutData::bytes("all-to-all-per-step", "Experts' all-to-all per GPU, per step", estimate.all_to_all)
+            .with_note(format!("{} over its link", estimate.all_to_all.over(plan.links.for_span(plan.tensor * plan.context * plan.experts)))),
+        cp_traffic: ReadoutData::bytes("cp-traffic-per-step", "Context ring per GPU, per step", estimate.context_traffic)
+            .with_note(format!("{} over its link", estimate.context_traffic.over(plan.links.for_span(plan.tensor * plan.context)))),
+        search: params.search.then(|| search_data(&plan)),
         verdict,
         timing,
         caveat: caveat(params),
@@ -534,7 +613,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
 /// embedding's (and with one stage the output layer's), and the step time.
 fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equation> {
     let (t, p) = (plan.tensor.max(1), plan.pipeline.max(1));
-    let (first, last) = stage_params(plan.params, &plan.arch, t, p);
+    let (first, last) = stage_params(plan.params, &plan.arch, t, p, plan.experts);
     let setup = ActivationSetup {
         tensor_parallel: t,
         ..plan.activations
@@ -578,7 +657,7 @@ fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equat
         plan.stage,
         ("d", "gpus", estimate.data),
         vec![Piece::Var("Ψ", "s", "model")],
-        vec![Piece::Sci(first.max(last))],
+        vec![Piece::Sci(first.total().max(last.total()))],
         &d.state_per_gpu,
     )];
     if let Some(activations) = activations {
@@ -715,6 +794,27 @@ impl Params for PlannerParams {
         .limited_by(|p| f64::from(p.scenario.arch().layers / p.pipeline.max(1)).max(2.0))
         .shown_when(|p| p.pipeline > 1 && p.schedule == Schedule::Interleaved)
         .help("Model chunks per GPU under the interleaved schedule (default 2)."),
+        Param::<Self>::number("Context parallel", CONTEXT, |p| f64::from(p.context), |p, v| p.context = v as u32)
+            .text_box()
+            .help("Context-parallel degree cp: GPUs sharing each sequence (1 to 64)."),
+        Param::<Self>::number("Experts a layer", EXPERTS, |p| f64::from(p.scenario.arch().experts), |p, v| {
+            _ = p.scenario.set_arch_field("experts", v)
+        })
+        .text_box()
+        .shared(),
+        Param::<Self>::number("Experts a token uses (top-k)", TOP_K, |p| f64::from(p.scenario.arch().top_k), |p, v| {
+            _ = p.scenario.set_arch_field("top-k", v)
+        })
+        .text_box()
+        .shown_when(|p| p.scenario.arch().experts > 1)
+        .shared(),
+        Param::<Self>::number("Expert parallel", EXPERT_PARALLEL, |p| f64::from(p.experts_parallel), |p, v| {
+            p.experts_parallel = v as u32
+        })
+        .text_box()
+        .limited_by(|p| f64::from(p.scenario.arch().experts))
+        .shown_when(|p| p.scenario.arch().experts > 1)
+        .help("Expert-parallel degree ep: GPUs of the data-parallel group the experts are spread over (1 to the experts)."),
         shared::batch(),
         Param::<Self>::number(
             "Sequence length (tokens)",
@@ -758,6 +858,15 @@ impl Params for PlannerParams {
         shared::tokens_typed("Training tokens"),
         shared::mfu(),
         shared::flop(),
+        Param::<Self>::choice(
+            "search",
+            "Layout search",
+            || ON_OFF.to_vec(),
+            |p| if p.search { "1" } else { "0" },
+            |p, id| p.search = id == "1",
+        )
+        .toggle()
+        .help("Find the layouts that fit this model on these GPUs, fastest first: 0 or 1."),
     ];
 
     fn data(&self) -> PlannerData {
@@ -784,7 +893,14 @@ impl Params for PlannerParams {
             d.tokens_per_gpu_per_second.clone(),
             d.train_time.clone(),
             d.mfu.clone(),
+            d.params.clone(),
+            d.active_params.clone(),
+            d.all_to_all.clone(),
+            d.cp_traffic.clone(),
         ]
+        .into_iter()
+        .chain(d.search.iter().flat_map(|s| s.readouts.clone()))
+        .collect()
     }
 
     fn summary(d: &PlannerData) -> String {
@@ -854,7 +970,8 @@ impl Params for PlannerParams {
         param::write(Self::TABLE, self, &defaults, pairs);
     }
 
-    fn diagram(_params: RwSignal<Self>, data: Memo<PlannerData>) -> AnyView {
+    fn diagram(params: RwSignal<Self>, data: Memo<PlannerData>) -> AnyView {
+        let apply = Callback::new(move |plan: Plan| params.update(|p| p.apply(&plan)));
         view! {
             <div class="figure__diagram fig-planner">
                 <p class="fig-planner__caption">{move || data.with(|d| d.layout.clone())}</p>
@@ -865,6 +982,13 @@ impl Params for PlannerParams {
                 </p>
                 <p class="fig-planner__timing">{move || data.with(|d| d.timing.clone())}</p>
                 {move || data.with(|d| d.caveat.clone()).map(|caveat| view! { <p class="fig-planner__caveat">{caveat}</p> })}
+                <StepBar
+                    parts=Signal::derive(move || data.with(|d| d.step.clone()))
+                    total=Signal::derive(move || data.with(|d| d.step_total.clone()))
+                />
+                <Show when=move || data.with(|d| d.search.is_some())>
+                    <LayoutTable data=Signal::derive(move || data.with(|d| d.search.clone())) apply=apply/>
+                </Show>
             </div>
         }
         .into_any()
@@ -1023,6 +1147,57 @@ mod tests {
             (total / expected - 1.0).abs() < 1e-9,
             "{total} vs {expected}"
         );
+    }
+
+    /// Mixtral on 64 GPUs with its 8 experts over 8 of them: each GPU routes
+    /// its 4,096 tokens to 2 experts and back, forward and backward, 7/8 of
+    /// them away: 4,096 × 2 × 4,096 values × 2 B × 2 (dispatch, combine) ×
+    /// 7/8 × 2 (forward, backward) in each of 32 layers, one micro-batch.
+    #[test]
+    fn mixtral_with_expert_parallelism() {
+        let d = data(&PlannerParams::from_query(
+            &Query::parse("model=mixtral-8x7b&gpus=64&ep=8&batch=64&seq=4096&gpu=h100-sxm"),
+            &mut Vec::new(),
+        ));
+        assert_eq!(
+            (d.params.value, d.active_params.value),
+            (46_702_792_704.0, 12_879_925_248.0)
+        );
+        let expected = 4096.0 * 2.0 * 4096.0 * 2.0 * 2.0 * (7.0 / 8.0) * 2.0 * 32.0;
+        assert!(
+            (d.all_to_all.value / expected - 1.0).abs() < 1e-12,
+            "{} vs {expected}",
+            d.all_to_all.value
+        );
+        assert_eq!(d.cp_traffic.value, 0.0);
+    }
+
+    /// Llama 3 8B at 131,072 tokens over 4 context-parallel GPUs: K and V
+    /// chunks of 32,768 tokens × 2 × 1,024 × 2 B, 3 hops forward and 6 back,
+    /// in each of 32 layers; and each GPU's activations are a quarter of cp = 1's.
+    #[test]
+    fn context_parallelism() {
+        let read = |query| {
+            data(&PlannerParams::from_query(
+                &Query::parse(query),
+                &mut Vec::new(),
+            ))
+        };
+        let d = read("model=llama3-8b&gpus=64&cp=4&seq=131072&batch=16&recompute=selective");
+        let expected = 9.0 * 32768.0 * 2.0 * 1024.0 * 2.0 * 32.0;
+        assert_eq!(d.cp_traffic.value, expected);
+        let whole = read("model=llama3-8b&gpus=64&cp=1&seq=131072&batch=16&recompute=selective");
+        let activations = |d: &PlannerData| {
+            d.memory
+                .segments
+                .iter()
+                .find(|s| s.readout.id == "activations")
+                .unwrap()
+                .readout
+                .value
+        };
+        // The layers' share divides by 4; the output layer's (one stage) too.
+        assert!((activations(&d) / activations(&whole) - 0.25).abs() < 1e-9);
     }
 
     /// Llama 2 7B on 64 GPUs under ZeRO-3 with the attention scores stored

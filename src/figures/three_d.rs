@@ -98,6 +98,8 @@ fn presets() -> Vec<Opt> {
 pub struct ThreeDParams {
     pub scenario: Scenario,
     pub layout: Layout,
+    /// The selected GPU's global rank.
+    pub rank: u32,
 }
 
 impl Default for ThreeDParams {
@@ -105,9 +107,13 @@ impl Default for ThreeDParams {
         Self {
             scenario: Scenario::default(),
             layout: PRESETS[0].layout,
+            rank: 0,
         }
     }
 }
+
+/// Global ranks: 0 to n − 1.
+pub const RANK: NumberSpec = NumberSpec::whole("rank", 0.0, 1_048_575.0);
 
 /// One tensor-parallel group in the grid.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,7 +141,47 @@ pub struct ThreeDData {
     pub state_per_gpu: ReadoutData,
     pub bubble: ReadoutData,
     pub train_time: ReadoutData,
+    /// The selected rank: its replica and stage (its cell), and its groups in words.
+    pub selected: (u32, u32),
+    pub rank_words: String,
+    pub rank_tp: ReadoutData,
+    pub rank_dp: ReadoutData,
+    pub rank_pp: ReadoutData,
     pub summary: String,
+}
+
+/// The selected rank's groups in words: which talk over NVLink, which over the network.
+fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
+    let (tp, dp, pp) = layout.coordinates(rank);
+    let (t, p, d) = (
+        layout.tensor.max(1),
+        layout.pipeline.max(1),
+        layout.data.max(1),
+    );
+    let node = |rank: u32| rank / gpus_per_node.max(1);
+    let span = |ranks: &[u32]| {
+        let (low, high) = (
+            ranks.iter().min().copied().unwrap_or(0),
+            ranks.iter().max().copied().unwrap_or(0),
+        );
+        if node(low) == node(high) {
+            format!("inside node {}: NVLink", node(low))
+        } else {
+            format!("across nodes {} to {}: the network", node(low), node(high))
+        }
+    };
+    let pipeline: Vec<u32> = (0..p).map(|stage| layout.rank(tp, dp, stage)).collect();
+    let data: Vec<u32> = (0..d).map(|replica| layout.rank(tp, replica, pp)).collect();
+    format!(
+        "Rank {rank} (node {}) is tensor index {tp} of replica {dp} on stage {pp}. Its tensor group of {t} (ranks {} to {}) \
+         talks {}; its pipeline group of {p} {}; its data-parallel group of {d} {}.",
+        node(rank),
+        layout.rank(0, dp, pp),
+        layout.rank(t - 1, dp, pp),
+        span(&[layout.rank(0, dp, pp), layout.rank(t - 1, dp, pp)]),
+        if p > 1 { format!("talks {}", span(&pipeline)) } else { "is itself".to_string() },
+        if d > 1 { format!("talks {}", span(&data)) } else { "is itself".to_string() },
+    )
 }
 
 /// Computes the figure from its parameters.
@@ -213,6 +259,14 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         bubble: ReadoutData::fraction("bubble", "Pipeline bubble", result.bubble),
         train_time: ReadoutData::seconds("train-time", format!("{} tokens take", Count(scenario.tokens)), result.time)
             .with_note(shared::rate_note(scenario)),
+        selected: {
+            let (_, replica, stage) = layout.coordinates(params.rank);
+            (replica, stage)
+        },
+        rank_words: rank_words(&layout, params.rank, gpu.gpus_per_node),
+        rank_tp: ReadoutData::count("rank-tp", "Selected rank: tensor index", f64::from(layout.coordinates(params.rank).0)),
+        rank_dp: ReadoutData::count("rank-dp", "Selected rank: data index", f64::from(layout.coordinates(params.rank).1)),
+        rank_pp: ReadoutData::count("rank-pp", "Selected rank: pipeline index", f64::from(layout.coordinates(params.rank).2)),
         summary,
     };
     figure.equations = equations(params, &figure);
@@ -340,6 +394,10 @@ impl Params for ThreeDParams {
         shared::gpu(),
         shared::mfu(),
         shared::flop(),
+        Param::<Self>::number("Selected GPU (global rank)", RANK, |p| f64::from(p.rank), |p, v| p.rank = v as u32)
+            .text_box()
+            .limited_by(|p| f64::from(p.layout.gpus().saturating_sub(1)))
+            .help("A GPU by global rank, in Megatron-LM's order (tensor fastest, then data, then pipeline): its groups are marked."),
     ];
 
     fn data(&self) -> ThreeDData {
@@ -353,6 +411,9 @@ impl Params for ThreeDParams {
             d.state_per_gpu.clone(),
             d.bubble.clone(),
             d.train_time.clone(),
+            d.rank_tp.clone(),
+            d.rank_dp.clone(),
+            d.rank_pp.clone(),
         ]
     }
 
@@ -374,7 +435,15 @@ impl Params for ThreeDParams {
         Some(&mut self.scenario)
     }
 
-    fn diagram(_params: RwSignal<Self>, data: Memo<ThreeDData>) -> AnyView {
+    fn diagram(params: RwSignal<Self>, data: Memo<ThreeDData>) -> AnyView {
+        let selected = Memo::new(move |_| data.with(|d| d.selected));
+        // A cell is the tensor group of (replica, stage): clicking it keeps the tensor index.
+        let select = move |replica: u32, stage: u32| {
+            params.update(|p| {
+                let (tp, _, _) = p.layout.coordinates(p.rank);
+                p.rank = p.layout.rank(tp, replica, stage);
+            })
+        };
         // The grid depends on the layout alone: rebuilt when it changes, not on every input.
         let grid = Memo::new(move |_| data.with(|d| (d.tensor, d.stages.clone(), d.rows.clone())));
         view! {
@@ -391,26 +460,43 @@ impl Params for ThreeDParams {
                         <tbody>
                             {move || grid.with(|(tensor, _, rows)| {
                                 let tensor = *tensor;
-                                rows.iter().enumerate().map(|(replica, row)| view! {
-                                    <tr>
-                                        <th scope="row">{format!("DP {replica}")}</th>
-                                        {row.iter().map(|cell| view! {
-                                            <td>
-                                                <span class="fig-3d__group">
-                                                    <span class="fig-3d__gpus" aria-hidden="true">
-                                                        {(0..tensor).map(|_| view! { <span class="fig-3d__gpu"></span> }).collect_view()}
-                                                    </span>
-                                                    <span class="fig-3d__node">{format!("node {}", cell.node)}</span>
-                                                </span>
-                                            </td>
-                                        }).collect_view()}
-                                    </tr>
+                                rows.iter().enumerate().map(|(replica, row)| {
+                                    let replica = replica as u32;
+                                    view! {
+                                        <tr>
+                                            <th scope="row">{format!("DP {replica}")}</th>
+                                            {row.iter().enumerate().map(|(stage, cell)| {
+                                                let stage = stage as u32;
+                                                let is = move |which: fn((u32, u32), u32, u32) -> bool| selected.with(|s| which(*s, replica, stage));
+                                                view! {
+                                                    <td>
+                                                        <button
+                                                            type="button"
+                                                            class="fig-3d__group"
+                                                            class:fig-3d__group--selected=move || is(|s, r, p| s == (r, p))
+                                                            class:fig-3d__group--pipeline=move || is(|s, r, p| s.0 == r && s.1 != p)
+                                                            class:fig-3d__group--data=move || is(|s, r, p| s.1 == p && s.0 != r)
+                                                            aria-pressed=move || is(|s, r, p| s == (r, p)).to_string()
+                                                            aria-label=format!("Replica {replica}, stage {stage}, node {}: select", cell.node)
+                                                            on:click=move |_| select(replica, stage)
+                                                        >
+                                                            <span class="fig-3d__gpus" aria-hidden="true">
+                                                                {(0..tensor).map(|_| view! { <span class="fig-3d__gpu"></span> }).collect_view()}
+                                                            </span>
+                                                            <span class="fig-3d__node">{format!("node {}", cell.node)}</span>
+                                                        </button>
+                                                    </td>
+                                                }
+                                            }).collect_view()}
+                                        </tr>
+                                    }
                                 }).collect_view()
                             })}
                         </tbody>
                     </table>
                 </div>
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
+                <p class="fig-3d__rank">{move || data.with(|d| d.rank_words.clone())}</p>
                 <p class="fig-3d__note">"Days: busy time = FLOP ÷ (GPUs × peak × MFU), divided by (1 − bubble); communication is assumed hidden behind computation."</p>
             </div>
         }
@@ -424,7 +510,8 @@ mod tests {
     use crate::model::query::Query;
 
     /// The seed's 8 × 4 × 8 layout: stage columns of 32/4 = 8 layers, 6 of
-    /// 8 replicas drawn; replica 1, stage 2 is GPUs (1·4 + 2)·8 = 48..55, node 6.
+    /// 8 replicas drawn; replica 1, stage 2 is ranks 8·(1 + 8·2) = 136..143
+    /// in Megatron-LM's order, node 17.
     #[test]
     fn the_grid_of_the_default_layout() {
         let d = data(&ThreeDParams::default());
@@ -438,7 +525,7 @@ mod tests {
             ]
         );
         assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
-        assert_eq!(d.rows[1][2].node, 6);
+        assert_eq!(d.rows[1][2].node, 17);
     }
 
     #[test]

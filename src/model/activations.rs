@@ -139,7 +139,8 @@ pub struct LayerTerms {
     /// Split t ways: Q (2sbh), K and V (2sb × their width each), the output
     /// projection's input (2sbh) and the MLP's hidden values: a GELU MLP
     /// keeps its activation's input and output (2 × 2sbf); a gated one the
-    /// gate's and the up projection's outputs and their product (3 × 2sbf).
+    /// gate's and the up projection's outputs and their product (3 × 2sbf);
+    /// a mixture of experts those of each of a token's top-k experts.
     pub split: f64,
     /// The attention core, split t ways: 5as²b stored scores, or with
     /// FlashAttention the fp32 softmax statistics, 4asb.
@@ -153,10 +154,12 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
     let a = f64::from(arch.heads);
     let f = f64::from(arch.ffn);
     let kv = arch.kv_heads_width();
-    let mlp = match arch.mlp {
-        Mlp::Gelu => 4.0 * s * b * f,
-        Mlp::SwiGlu => 6.0 * s * b * f,
-    };
+    // A token routed to k experts keeps each one's hidden values.
+    let mlp = arch.experts_used()
+        * match arch.mlp {
+            Mlp::Gelu => 4.0 * s * b * f,
+            Mlp::SwiGlu => 6.0 * s * b * f,
+        };
     LayerTerms {
         whole: 10.0 * s * b * h,
         split: s * b * (2.0 * h + 4.0 * kv + 2.0 * h) + mlp,

@@ -13,6 +13,35 @@ use super::memory::{BytesPerParam, ZeroStage};
 use super::presets::GpuPreset;
 use super::units::{Bytes, BytesPerSecond, Seconds};
 
+/// The links around a GPU: inside its node, and between nodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Links {
+    pub nvlink: BytesPerSecond,
+    pub network: BytesPerSecond,
+    pub gpus_per_node: u32,
+}
+
+impl Links {
+    /// A GPU preset's links.
+    pub fn of(gpu: &GpuPreset) -> Self {
+        Self {
+            nvlink: gpu.nvlink,
+            network: gpu.network,
+            gpus_per_node: gpu.gpus_per_node,
+        }
+    }
+
+    /// The link a group of `span` consecutive GPUs talks over: NVLink when
+    /// it fits in a node, else the network.
+    pub fn for_span(&self, span: u32) -> BytesPerSecond {
+        if span <= self.gpus_per_node.max(1) {
+            self.nvlink
+        } else {
+            self.network
+        }
+    }
+}
+
 /// Which link a collective runs over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Link {
@@ -149,6 +178,19 @@ pub fn expert_all_to_all_sent(tokens: f64, hidden: f64, top_k: u32, ep: u32) -> 
     Bytes(2.0 * tokens * f64::from(top_k) * hidden * 2.0 * routed_away(ep))
 }
 
+/// Bytes each of `cp` context-parallel GPUs sends for one layer and one
+/// micro-batch: the sequence is split `cp` ways, and each GPU passes its
+/// chunk's keys and values (`tokens`/cp tokens × 2 × `kv_width` values of 2
+/// bytes) round the ring `cp` − 1 times in the forward pass; the backward
+/// pass passes them round again with their gradients, twice as much (Liu et
+/// al. 2023, Ring Attention, section 3; Megatron-Core's context-parallelism
+/// documentation). `kv_width` is what one tensor-parallel rank holds.
+pub fn context_ring_sent(tokens: f64, kv_width: f64, cp: u32) -> Bytes {
+    let cp = f64::from(cp.max(1));
+    let chunk = tokens / cp * 2.0 * kv_width * 2.0;
+    Bytes(3.0 * (cp - 1.0) * chunk)
+}
+
 /// The share of routes that leave a GPU when tokens pick experts uniformly
 /// over `ep` GPUs: (ep − 1)/ep.
 pub fn routed_away(ep: u32) -> f64 {
@@ -159,6 +201,18 @@ pub fn routed_away(ep: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Llama 3 8B's K and V (8 heads of 128: width 1,024) at 131,072 tokens
+    /// over 4 GPUs: chunks of 32,768 tokens × 2 × 1,024 × 2 B = 134.2 MB,
+    /// sent 3 times forward and 6 times backward.
+    #[test]
+    fn the_context_ring() {
+        assert_eq!(
+            context_ring_sent(131_072.0, 1024.0, 4),
+            Bytes(9.0 * 134_217_728.0)
+        );
+        assert_eq!(context_ring_sent(131_072.0, 1024.0, 1), Bytes(0.0));
+    }
 
     #[test]
     fn ring_all_reduce_approaches_twice_the_message() {

@@ -56,7 +56,7 @@ pub fn flop_per_token(count: FlopCount, params: f64, arch: &Architecture, seq: f
 /// Parameters in matrix multiplications: every layer's, and the output
 /// layer's even when it shares the embedding's matrix (Narayanan et al. 2021, eq. 3's V/12hL term).
 pub fn matmul_params(arch: &Architecture) -> f64 {
-    f64::from(arch.layers) * arch.layer_matrix_params()
+    f64::from(arch.layers) * arch.layer_active_matrix_params()
         + f64::from(arch.vocab) * f64::from(arch.hidden)
 }
 
@@ -75,7 +75,7 @@ pub fn recompute_flop_per_token(recompute: Recompute, arch: &Architecture, seq: 
         Recompute::None => 0.0,
         Recompute::Selective => attention_flop(arch, seq) / 3.0,
         Recompute::Full => {
-            2.0 * layers * arch.layer_matrix_params() + attention_flop(arch, seq) / 3.0
+            2.0 * layers * arch.layer_active_matrix_params() + attention_flop(arch, seq) / 3.0
         }
     }
 }

@@ -166,6 +166,21 @@ pub struct TrainingState {
     pub moments: Bytes,
 }
 
+impl std::ops::Add for TrainingState {
+    type Output = Self;
+
+    /// Two parts of one GPU's state (its dense weights' and its experts').
+    fn add(self, other: Self) -> Self {
+        Self {
+            weights: self.weights + other.weights,
+            gradients: self.gradients + other.gradients,
+            main_gradients: self.main_gradients + other.main_gradients,
+            master_weights: self.master_weights + other.master_weights,
+            moments: self.moments + other.moments,
+        }
+    }
+}
+
 impl TrainingState {
     /// The optimizer's share, KΨ: master weights plus Adam moments.
     pub fn optimizer(&self) -> Bytes {

@@ -19,6 +19,7 @@ pub mod query;
 pub mod runs;
 pub mod scenario;
 pub mod schedule;
+pub mod search;
 pub mod tensor;
 pub mod three_d;
 pub mod units;

@@ -1,21 +1,25 @@
 //! The parallelism planner: one GPU's memory, traffic and time for a model
-//! on N GPUs with tensor degree t, pipeline degree p, data-parallel degree
-//! d = N/(t·p) and a ZeRO stage on d; and the smallest change that makes it fit.
+//! on N GPUs with tensor degree t, pipeline degree p, context-parallel
+//! degree cp, data-parallel degree d = N/(t·p·cp) (expert parallelism ep
+//! within it) and a ZeRO stage on d; and the smallest change that makes it fit.
 //!
 //! Memory is the most loaded GPU's, as Megatron-LM's theoretical memory
 //! report counts it (`megatron/training/theoretical_memory_usage.py`): the
 //! training state of the largest pipeline stage's slice (the first holds the
 //! input embedding, the last the final norm and the output layer), split t
-//! ways and sharded by ZeRO over d (Rajbhandari et al. 2020); plus the first
-//! stage's activations for the micro-batches its schedule keeps in flight
-//! (`activations.rs`). Traffic a step: the data-parallel synchronisation,
-//! four tensor-parallel all-reduces a layer a micro-batch, and each pipeline
-//! boundary's activations forward and gradients back. Time: the step's
-//! FLOP (and recomputation's) at the GPU's peak × mfu, stretched by the bubble.
+//! ways (experts also ep ways) and sharded by ZeRO over the GPUs holding the
+//! same slice (Rajbhandari et al. 2020); plus the first stage's activations
+//! for the micro-batches its schedule keeps in flight (`activations.rs`),
+//! each 1/cp of the sequence. Traffic a step: the data-parallel
+//! synchronisation, four tensor-parallel all-reduces a layer a micro-batch,
+//! each pipeline boundary's activations forward and gradients back, the
+//! experts' all-to-alls and the context ring. Time: the step's FLOP (and
+//! recomputation's) at the GPU's peak × mfu, stretched by the bubble; the
+//! step's breakdown adds the communication that is not hidden.
 
 use super::activations::{first_stage, hidden_state, ActivationSetup, Recompute};
 use super::choice::Choice;
-use super::comm::data_parallel_sent;
+use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Links};
 use super::compute::{flop_per_token, recompute_flop_per_token, FlopCount, Rate};
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{bubble, runnable_micro_batches, stage_layers, Schedule};
@@ -34,6 +38,10 @@ pub struct Plan {
     pub stage: ZeroStage,
     pub tensor: u32,
     pub pipeline: u32,
+    /// Context-parallel degree: GPUs sharing one sequence.
+    pub context: u32,
+    /// Expert-parallel degree: GPUs the experts are spread over, within d.
+    pub experts: u32,
     pub schedule: Schedule,
     /// Model chunks per GPU for the interleaved schedule.
     pub chunks: u32,
@@ -48,12 +56,45 @@ pub struct Plan {
     pub flop: FlopCount,
     /// Training tokens, for the whole run's time.
     pub tokens: f64,
+    pub links: Links,
+}
+
+/// Why a layout cannot run as given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutProblem {
+    /// t·p·cp is more than the GPUs: this many more are needed.
+    ShortOfGpus(u32),
+    /// The experts' degree does not divide the data-parallel degree.
+    ExpertsDoNotDivide { ep: u32, data: u32 },
+}
+
+/// Where a step's time goes, in seconds: each term from the estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct StepBreakdown {
+    /// The model's FLOP at the sustained rate.
+    pub compute: f64,
+    /// Recomputation's extra forward passes.
+    pub recompute: f64,
+    /// Tensor-parallel all-reduces, on the critical path.
+    pub tensor: f64,
+    /// The experts' all-to-alls and the context ring's K/V exchange.
+    pub exchange: f64,
+    /// Idle pipeline stages: the rest of the step times b/(1 − b).
+    pub bubble: f64,
+    /// Data-parallel traffic that outlasts the backward pass it overlaps.
+    pub data: f64,
+}
+
+impl StepBreakdown {
+    pub fn total(&self) -> f64 {
+        self.compute + self.recompute + self.tensor + self.exchange + self.bubble + self.data
+    }
 }
 
 /// One GPU's memory, traffic and time under a plan.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanEstimate {
-    /// Data-parallel degree d = N/(t·p), at least 1.
+    /// Data-parallel degree d = N/(t·p·cp), at least 1.
     pub data: u32,
     /// Micro-batches each pipeline runs a step, m = B/(d·b), as the schedule runs them.
     pub micro_batches: u32,
@@ -66,12 +107,19 @@ pub struct PlanEstimate {
     pub state_fits: bool,
     /// Whether state and activations fit.
     pub fits: bool,
+    /// Everything one GPU sends a step.
     pub traffic: Bytes,
+    /// The experts' all-to-alls among it: dispatch and combine, forward and backward.
+    pub all_to_all: Bytes,
+    /// The context ring's K and V exchange among it.
+    pub context_traffic: Bytes,
     pub bubble: f64,
     /// The arithmetic of one step on all GPUs, recomputation included.
     pub step_flop: Flop,
-    /// One global batch.
+    /// One global batch: compute and recomputation at the sustained rate, stretched by the bubble.
     pub step_time: Seconds,
+    /// The same step with the communication that does not overlap.
+    pub breakdown: StepBreakdown,
     pub tokens_per_gpu_per_second: f64,
     /// `tokens` of training.
     pub train_time: Seconds,
@@ -79,57 +127,95 @@ pub struct PlanEstimate {
     pub mfu: f64,
 }
 
+/// One GPU's parameters on a pipeline stage: those every expert-parallel
+/// rank keeps (attention, router, norms, embeddings) and its share of the experts.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct StageShare {
+    pub dense: f64,
+    pub experts: f64,
+}
+
+impl StageShare {
+    pub fn total(&self) -> f64 {
+        self.dense + self.experts
+    }
+}
+
 /// Parameters on one GPU of the first and of the last pipeline stage, for
-/// `params` parameters shaped like `arch`, split t ways over p stages. The
-/// first stage holds the input embedding (and learned positions), the last
-/// the final norm and the output layer (a copy of a tied embedding's, as
-/// Megatron-LM keeps); one stage holds all of them. Matrices and the
-/// vocabulary are split t ways; norms and row-parallel biases are whole.
-pub fn stage_params(params: f64, arch: &Architecture, t: u32, p: u32) -> (f64, f64) {
-    let t = f64::from(t.max(1));
-    let layer = arch.layer_params();
+/// `params` parameters shaped like `arch`, split t ways over p stages (and
+/// the experts ep ways). The first stage holds the input embedding (and
+/// learned positions), the last the final norm and the output layer (a
+/// copy of a tied embedding's, as Megatron-LM keeps); one stage holds all
+/// of them. Matrices and the vocabulary are split t ways; norms and
+/// row-parallel biases are whole.
+pub fn stage_params(
+    params: f64,
+    arch: &Architecture,
+    t: u32,
+    p: u32,
+    ep: u32,
+) -> (StageShare, StageShare) {
+    let (t, ep) = (f64::from(t.max(1)), f64::from(ep.max(1)));
+    let expert_layer = arch.experts() * arch.expert_params();
+    let dense_layer = arch.layer_params() - expert_layer;
     let whole = arch.layer_replicated_params();
-    let layers = |count: u32| f64::from(count) * ((layer - whole) / t + whole);
+    let layers = |count: u32| StageShare {
+        dense: f64::from(count) * ((dense_layer - whole) / t + whole),
+        experts: f64::from(count) * expert_layer / (t * ep),
+    };
     let ranges = stage_layers(arch.layers, p);
-    let (first_layers, last_layers) = (
-        ranges.first().map_or(0, |r| r.end - r.start),
-        ranges.last().map_or(0, |r| r.end - r.start),
-    );
+    let count = |range: Option<&std::ops::Range<u32>>| range.map_or(0, |r| r.end - r.start);
     let stages = ranges.len() as u32;
     let input = arch.input_embedding_params() / t;
     let output = arch.output_params(stages) / t + arch.final_norm_params();
     // A custom size keeps the architecture's proportions.
     let scale = params / arch.exact_parameter_count();
+    let scaled = |share: StageShare, outside: f64| StageShare {
+        dense: (share.dense + outside) * scale,
+        experts: share.experts * scale,
+    };
     if stages <= 1 {
         // The whole model: exactly Ψ when nothing is split.
-        let all = if t <= 1.0 {
-            params
+        let all = if t <= 1.0 && ep <= 1.0 {
+            StageShare {
+                dense: params,
+                experts: 0.0,
+            }
         } else {
-            (layers(first_layers) + input + output) * scale
+            scaled(layers(count(ranges.first())), input + output)
         };
         return (all, all);
     }
     (
-        (layers(first_layers) + input) * scale,
-        (layers(last_layers) + output) * scale,
+        scaled(layers(count(ranges.first())), input),
+        scaled(layers(count(ranges.last())), output),
     )
 }
 
 impl Plan {
-    /// d = ⌊N/(t·p)⌋, at least 1.
+    /// GPUs that hold one copy of the model between them: t·p·cp.
+    pub fn model_group(&self) -> u32 {
+        self.tensor.max(1) * self.pipeline.max(1) * self.context.max(1)
+    }
+
+    /// d = ⌊N/(t·p·cp)⌋, at least 1.
     pub fn data_parallel(&self) -> u32 {
-        (self.gpus / (self.tensor.max(1) * self.pipeline.max(1))).max(1)
+        (self.gpus / self.model_group()).max(1)
     }
 
-    /// GPUs at work: t·p·d (the rest of N, if any, idle).
+    /// GPUs at work: t·p·cp·d (the rest of N, if any, idle).
     pub fn gpus_used(&self) -> u32 {
-        self.tensor.max(1) * self.pipeline.max(1) * self.data_parallel()
+        self.model_group() * self.data_parallel()
     }
 
-    /// GPUs the layout needs beyond the N given, when t·p > N.
-    pub fn short_of_gpus(&self) -> Option<u32> {
-        let group = self.tensor.max(1) * self.pipeline.max(1);
-        (group > self.gpus).then(|| group - self.gpus)
+    /// Why the layout cannot run as given, if it cannot.
+    pub fn problem(&self) -> Option<LayoutProblem> {
+        let group = self.model_group();
+        if group > self.gpus {
+            return Some(LayoutProblem::ShortOfGpus(group - self.gpus));
+        }
+        let (ep, data) = (self.experts.max(1), self.data_parallel());
+        (!data.is_multiple_of(ep)).then_some(LayoutProblem::ExpertsDoNotDivide { ep, data })
     }
 
     /// Sequences in a micro-batch as run: b, but no more than each
@@ -152,60 +238,119 @@ impl Plan {
     }
 
     pub fn estimate(&self) -> PlanEstimate {
-        let (t, p) = (self.tensor.max(1), self.pipeline.max(1));
+        let (t, p, cp, ep) = (
+            self.tensor.max(1),
+            self.pipeline.max(1),
+            self.context.max(1),
+            self.experts.max(1),
+        );
         let d = self.data_parallel();
-        let (first, last) = stage_params(self.params, &self.arch, t, p);
-        let loaded = first.max(last);
-        let state = TrainingState::zero(loaded, self.bytes, self.stage, d);
+        let (first, last) = stage_params(self.params, &self.arch, t, p, ep);
+        let loaded = if first.total() >= last.total() {
+            first
+        } else {
+            last
+        };
+        // ZeRO shards each slice over the GPUs holding the same one: d·cp
+        // for the dense part, d·cp/ep for the experts.
+        let replicas = d * cp;
+        let expert_replicas = (replicas / ep).max(1);
+        let state = TrainingState::zero(loaded.dense, self.bytes, self.stage, replicas)
+            + TrainingState::zero(loaded.experts, self.bytes, self.stage, expert_replicas);
         let setup = ActivationSetup {
             tensor_parallel: t,
             micro_batch: self.micro_batch(),
+            // Each context-parallel GPU keeps its 1/cp of the sequence.
+            seq: self.activations.seq / f64::from(cp),
             ..self.activations
         };
         let m = self.micro_batches();
         let activations = first_stage(&self.arch, &setup, p, self.schedule, m, self.chunks);
         let total = state.total() + activations;
         let tokens = setup.seq * setup.micro_batch;
-        let data_traffic = data_parallel_sent(self.bytes, loaded, d, self.stage);
+        let data_traffic = data_parallel_sent(self.bytes, loaded.dense, replicas, self.stage)
+            + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage);
         let layers = stage_layers(self.arch.layers, p)
             .first()
             .map_or(0, |r| r.end - r.start);
-        let tensor_traffic =
-            sent_per_gpu_per_layer(&self.arch, t, tokens) * (f64::from(layers) * f64::from(m));
-        // A middle stage sends activations forward and gradients back; with
-        // sequence parallelism each tensor-parallel GPU sends its 1/t of them.
+        let per_stage = f64::from(layers) * f64::from(m);
+        let tensor_traffic = sent_per_gpu_per_layer(&self.arch, t, tokens) * per_stage;
+        // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
+        let split = if setup.sequence_parallel {
+            f64::from(t)
+        } else {
+            1.0
+        };
+        // A middle stage sends activations forward and gradients back.
         let boundary = if p > 1 {
-            let split = if setup.sequence_parallel {
-                f64::from(t)
-            } else {
-                1.0
-            };
             hidden_state(&self.arch, tokens) * (2.0 * f64::from(m) / split)
         } else {
             Bytes(0.0)
         };
+        // Dispatch and combine, forward and backward (`comm.rs`), in every layer when there are experts.
+        let all_to_all = if self.arch.experts > 1 {
+            expert_all_to_all_sent(
+                tokens / split,
+                f64::from(self.arch.hidden),
+                self.arch.experts_used() as u32,
+                ep,
+            ) * (2.0 * per_stage)
+        } else {
+            Bytes(0.0)
+        };
+        let context_traffic = context_ring_sent(
+            tokens * f64::from(cp),
+            self.arch.kv_heads_width() / f64::from(t),
+            cp,
+        ) * per_stage;
         let bubble = bubble(self.schedule, p, m, self.chunks);
-        let seq = setup.seq;
-        let step_tokens = f64::from(m) * tokens * f64::from(d);
-        let model_flop = flop_per_token(self.flop, self.params, &self.arch, seq) * step_tokens;
+        let seq = self.activations.seq;
+        let step_tokens = f64::from(m) * setup.micro_batch * seq * f64::from(d);
+        let active = self.params * self.arch.active_share();
+        let model_flop = flop_per_token(self.flop, active, &self.arch, seq) * step_tokens;
         let hardware_flop =
             model_flop + recompute_flop_per_token(setup.recompute, &self.arch, seq) * step_tokens;
         let gpus = f64::from(self.gpus_used());
-        let busy = hardware_flop / (gpus * self.rate.sustained().value());
-        let step = busy / (1.0 - bubble).max(f64::MIN_POSITIVE);
+        let sustained = gpus * self.rate.sustained().value();
+        let busy = hardware_flop / sustained;
+        let stretch = 1.0 / (1.0 - bubble).max(f64::MIN_POSITIVE);
+        let step = busy * stretch;
+        let breakdown = {
+            let compute = model_flop / sustained;
+            let recompute = busy - compute;
+            let over = |bytes: Bytes, span: u32| bytes.over(self.links.for_span(span)).value();
+            let tensor = over(tensor_traffic, t);
+            let exchange = over(context_traffic, t * cp) + over(all_to_all, t * cp * ep);
+            let working = compute + recompute + tensor + exchange;
+            // Gradients are reduced as the backward pass (two thirds of the arithmetic) goes.
+            let data = (over(data_traffic, self.gpus_used()) - (2.0 / 3.0) * (compute + recompute))
+                .max(0.0);
+            StepBreakdown {
+                compute,
+                recompute,
+                tensor,
+                exchange,
+                bubble: working * (stretch - 1.0),
+                data,
+            }
+        };
+        let usable = self.problem().is_none();
         PlanEstimate {
             data: d,
             micro_batches: m,
             state,
             activations,
             total,
-            // A layout that needs more GPUs than there are fits nowhere.
-            state_fits: self.short_of_gpus().is_none() && fits(state.total(), self.capacity),
-            fits: self.short_of_gpus().is_none() && fits(total, self.capacity),
-            traffic: data_traffic + tensor_traffic + boundary,
+            // A layout that cannot run fits nowhere.
+            state_fits: usable && fits(state.total(), self.capacity),
+            fits: usable && fits(total, self.capacity),
+            traffic: data_traffic + tensor_traffic + boundary + all_to_all + context_traffic,
+            all_to_all,
+            context_traffic,
             bubble,
             step_flop: Flop(hardware_flop),
             step_time: Seconds(step),
+            breakdown,
             tokens_per_gpu_per_second: step_tokens / step / gpus,
             train_time: Seconds(self.tokens / step_tokens * step),
             mfu: model_flop / (gpus * self.rate.peak.value() * step),
@@ -263,7 +408,7 @@ pub fn fixes(plan: &Plan) -> Vec<Fix> {
     }
     if let Some(tensor) = [2, 4, 8]
         .into_iter()
-        .filter(|&t| t > plan.tensor && t * plan.pipeline.max(1) <= plan.gpus)
+        .filter(|&t| t > plan.tensor && Plan { tensor: t, ..*plan }.problem().is_none())
         .find(|&tensor| Plan { tensor, ..*plan }.estimate().fits)
     {
         found.push(Fix::Tensor(tensor));
@@ -288,13 +433,13 @@ fn more_recompute(candidate: Recompute, current: Recompute) -> bool {
 /// into whole micro-batches (B/b a multiple of d): a layout a run could use.
 /// Memory a GPU never grows with d, so the first such d that fits is the answer.
 pub fn fewest_gpus(plan: &Plan) -> Option<u32> {
-    let group = plan.tensor.max(1) * plan.pipeline.max(1);
+    let group = plan.model_group();
     let max_data = (MAX_GPUS / group).max(1);
     let micro_batches = (plan.batch / plan.activations.micro_batch.max(1.0))
         .floor()
         .max(1.0) as u32;
     (1..=max_data.min(micro_batches))
-        .filter(|d| micro_batches.is_multiple_of(*d))
+        .filter(|d| micro_batches.is_multiple_of(*d) && d.is_multiple_of(plan.experts.max(1)))
         .map(|d| d * group)
         .find(|&gpus| Plan { gpus, ..*plan }.estimate().fits)
 }
@@ -332,6 +477,9 @@ mod tests {
             },
             flop: FlopCount::SixNd,
             tokens: 2e12,
+            context: 1,
+            experts: 1,
+            links: Links::of(&crate::model::presets::GPUS[0]),
         }
     }
 

@@ -48,6 +48,10 @@ pub struct Architecture {
     pub tied_embeddings: bool,
     /// Learned absolute position embeddings (GPT-3) rather than rotary ones.
     pub learned_positions: bool,
+    /// Experts in each layer's MLP: 1 for a dense model (Mixtral 8x7B has 8).
+    pub experts: u32,
+    /// Experts each token is routed to (top-k; Mixtral's 2).
+    pub top_k: u32,
 }
 
 impl Architecture {
@@ -60,16 +64,53 @@ impl Architecture {
         self.h() * f64::from(self.kv_heads) / f64::from(self.heads.max(1))
     }
 
-    /// Parameters in one layer's weight matrices (attention and MLP), which
-    /// tensor parallelism splits (Shoeybi et al. 2019, section 3).
-    pub fn layer_matrix_params(&self) -> f64 {
-        let h = self.h();
-        let attention = 2.0 * h * h + 2.0 * h * self.kv_width();
+    /// Parameters in one expert's MLP matrices (the MLP of a dense model).
+    pub fn expert_params(&self) -> f64 {
         let mlp_matrices = match self.mlp {
             Mlp::Gelu => 2.0,
             Mlp::SwiGlu => 3.0,
         };
-        attention + mlp_matrices * h * f64::from(self.ffn)
+        mlp_matrices * self.h() * f64::from(self.ffn)
+    }
+
+    /// Experts in a layer (1 when dense).
+    pub fn experts(&self) -> f64 {
+        f64::from(self.experts.max(1))
+    }
+
+    /// Experts a token passes through: top-k, at most the experts.
+    pub fn experts_used(&self) -> f64 {
+        f64::from(self.top_k.clamp(1, self.experts.max(1)))
+    }
+
+    /// The router's matrix, h × experts, when there is more than one expert
+    /// (Fedus et al. 2021, section 2.1).
+    fn router_params(&self) -> f64 {
+        if self.experts > 1 {
+            self.h() * self.experts()
+        } else {
+            0.0
+        }
+    }
+
+    /// Parameters in one layer's attention matrices and router, which every
+    /// expert-parallel rank keeps.
+    pub fn layer_dense_matrix_params(&self) -> f64 {
+        let h = self.h();
+        2.0 * h * h + 2.0 * h * self.kv_width() + self.router_params()
+    }
+
+    /// Parameters in one layer's weight matrices (attention, router and
+    /// every expert's MLP), which tensor parallelism splits (Shoeybi et al.
+    /// 2019, section 3).
+    pub fn layer_matrix_params(&self) -> f64 {
+        self.layer_dense_matrix_params() + self.experts() * self.expert_params()
+    }
+
+    /// Parameters in the matrices one token multiplies by in a layer: the
+    /// attention, the router and its top-k experts' MLPs.
+    pub fn layer_active_matrix_params(&self) -> f64 {
+        self.layer_dense_matrix_params() + self.experts_used() * self.expert_params()
     }
 
     /// Parameters in one layer that every tensor-parallel rank keeps whole:
@@ -88,7 +129,7 @@ impl Architecture {
     /// which are split with their columns.
     fn layer_split_biases(&self) -> f64 {
         if self.biases {
-            self.h() + 2.0 * self.kv_width() + f64::from(self.ffn)
+            self.h() + 2.0 * self.kv_width() + self.experts() * f64::from(self.ffn)
         } else {
             0.0
         }
@@ -97,6 +138,11 @@ impl Architecture {
     /// All parameters of one layer.
     pub fn layer_params(&self) -> f64 {
         self.layer_matrix_params() + self.layer_split_biases() + self.layer_replicated_params()
+    }
+
+    /// The parameters of one layer a token uses (its top-k experts of all).
+    pub fn layer_active_params(&self) -> f64 {
+        self.layer_params() - (self.experts() - self.experts_used()) * self.expert_params()
     }
 
     /// Embeddings, output head, positions and the final norm.
@@ -115,6 +161,17 @@ impl Architecture {
     /// Total parameters, exactly as the architecture adds up.
     pub fn exact_parameter_count(&self) -> f64 {
         f64::from(self.layers) * self.layer_params() + self.outside_layer_params()
+    }
+
+    /// The share of the parameters one token uses: 1 for a dense model.
+    pub fn active_share(&self) -> f64 {
+        self.active_parameter_count() / self.exact_parameter_count()
+    }
+
+    /// Parameters one token uses: all but the experts it is not routed to
+    /// (for a dense model, all of them).
+    pub fn active_parameter_count(&self) -> f64 {
+        f64::from(self.layers) * self.layer_active_params() + self.outside_layer_params()
     }
 
     /// Parameters in the input embedding (and learned positions), which the
@@ -148,7 +205,7 @@ impl Architecture {
         }
     }
 
-    /// Parameters in one layer's matrix multiplications (the FLOP count's).
+    /// Width of the key and value projections: kv_heads × head dimension.
     pub fn kv_heads_width(&self) -> f64 {
         self.kv_width()
     }
@@ -192,10 +249,12 @@ const LLAMA: Architecture = Architecture {
     biases: false,
     tied_embeddings: false,
     learned_positions: false,
+    experts: 1,
+    top_k: 1,
 };
 
 /// The spec's model presets, in the spec's order.
-pub const MODELS: [ModelPreset; 7] = [
+pub const MODELS: [ModelPreset; 8] = [
     ModelPreset {
         id: "llama2-7b",
         name: "Llama 2 7B",
@@ -286,9 +345,27 @@ pub const MODELS: [ModelPreset; 7] = [
             biases: true,
             tied_embeddings: true,
             learned_positions: true,
+            experts: 1,
+            top_k: 1,
         },
         attention: Attention::Standard,
         source: "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (GPT-2 layout, Radford et al. 2019)",
+    },
+    ModelPreset {
+        id: "mixtral-8x7b",
+        name: "Mixtral 8x7B",
+        nominal: 46.7e9,
+        quoted: None,
+        arch: Architecture {
+            ffn: 14336,
+            kv_heads: 8,
+            seq: 32768,
+            experts: 8,
+            top_k: 2,
+            ..LLAMA
+        },
+        attention: Attention::Flash,
+        source: "Jiang et al. 2024, Mixtral of Experts, Table 1 (32 layers, width 4,096, FFN 14,336, 32 heads, 8 K/V heads, 8 experts, top-2, 32,768-token context); config of mistralai/Mixtral-8x7B-v0.1",
     },
 ];
 
@@ -305,8 +382,10 @@ pub fn model_preset(id: &str) -> Option<&'static ModelPreset> {
 pub fn nearest_model(params: f64) -> &'static ModelPreset {
     let target = params.max(1.0).ln();
     let distance = |preset: &ModelPreset| (preset.nominal.ln() - target).abs();
+    // A size alone is a dense model's: mixtures of experts are chosen by name.
     MODELS
         .iter()
+        .filter(|preset| preset.arch.experts <= 1)
         .min_by(|a, b| distance(a).total_cmp(&distance(b)))
         .unwrap_or(DEFAULT_MODEL)
 }

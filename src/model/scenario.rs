@@ -58,8 +58,8 @@ pub const SHARED_KEYS: [(&str, &str); 11] = [
         "parameter count behind the training state, overriding the model's (`6.74B`, `70B`)",
     ),
     (
-        "layers, hidden, ffn, heads, kv-heads, vocab, seq",
-        "one field of the model's architecture, overridden",
+        "layers, hidden, ffn, heads, kv-heads, vocab, seq, experts, top-k",
+        "one field of the model's architecture, overridden (`experts`: experts a layer, 1 for a dense model; `top-k`: experts a token uses)",
     ),
     (
         "tflops",
@@ -98,7 +98,7 @@ pub fn read_bytes_per_param(
 type Field = fn(&mut Architecture) -> &mut u32;
 
 /// Architecture fields a URL may override, with their ranges.
-const ARCH_FIELDS: [(NumberSpec, Field); 7] = [
+const ARCH_FIELDS: [(NumberSpec, Field); 9] = [
     (NumberSpec::whole("layers", 1.0, 1000.0), |a| &mut a.layers),
     (NumberSpec::whole("hidden", 1.0, 1_000_000.0), |a| {
         &mut a.hidden
@@ -112,7 +112,14 @@ const ARCH_FIELDS: [(NumberSpec, Field); 7] = [
         &mut a.vocab
     }),
     (SEQ, |a| &mut a.seq),
+    (EXPERTS, |a| &mut a.experts),
+    (TOP_K, |a| &mut a.top_k),
 ];
+
+/// Experts in each layer's MLP (1: dense).
+pub const EXPERTS: NumberSpec = NumberSpec::whole("experts", 1.0, 256.0);
+/// Experts each token is routed to.
+pub const TOP_K: NumberSpec = NumberSpec::whole("top-k", 1.0, 16.0);
 
 /// Model, GPU and run size, as the reader chose them.
 #[derive(Clone, Debug, PartialEq)]
@@ -338,10 +345,16 @@ impl Scenario {
         self.attention_override.unwrap_or(self.model.attention)
     }
 
-    /// FLOP a token costs in training, counted as `flop` says, at the model's sequence length.
+    /// FLOP a token costs in training, counted as `flop` says, at the model's
+    /// sequence length: for a mixture of experts, 6 × the parameters a token uses.
     pub fn flop_per_token(&self) -> f64 {
         let arch = self.arch();
-        flop_per_token(self.flop, self.params(), &arch, f64::from(arch.seq))
+        flop_per_token(
+            self.flop,
+            self.params() * arch.active_share(),
+            &arch,
+            f64::from(arch.seq),
+        )
     }
 
     /// The whole run's training compute: FLOP a token × `tokens`.

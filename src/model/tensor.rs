@@ -30,9 +30,9 @@ pub fn sent_per_gpu_per_layer(arch: &Architecture, t: u32, tokens: f64) -> Bytes
 }
 
 /// Arithmetic one of `t` GPUs does per layer per step for `tokens` tokens:
-/// 6 FLOP per parameter per token (forward 2, backward 4), split t ways.
+/// 6 FLOP per parameter a token uses (forward 2, backward 4), split t ways.
 pub fn flop_per_gpu_per_layer(arch: &Architecture, t: u32, tokens: f64) -> Flop {
-    Flop(6.0 * arch.layer_params() * tokens / f64::from(t.max(1)))
+    Flop(6.0 * arch.layer_active_params() * tokens / f64::from(t.max(1)))
 }
 
 /// One transformer layer under t-way tensor parallelism, on one GPU.

@@ -39,11 +39,25 @@ impl Layout {
         self.gpus().div_ceil(gpus_per_node.max(1))
     }
 
+    /// The global rank of tensor index `tp` in the group of `stage` in
+    /// `replica`: Megatron-LM's default order, tensor fastest, then data,
+    /// then pipeline (`megatron/core/parallel_state.py`, order "tp-dp-pp"
+    /// read from the fastest): rank = tp + t·(replica + d·stage).
+    pub fn rank(&self, tp: u32, replica: u32, stage: u32) -> u32 {
+        tp + self.tensor.max(1) * (replica + self.data.max(1) * stage)
+    }
+
+    /// A rank's index in each dimension: (tensor, data, pipeline).
+    pub fn coordinates(&self, rank: u32) -> (u32, u32, u32) {
+        let (t, d) = (self.tensor.max(1), self.data.max(1));
+        let rank = rank.min(self.gpus().saturating_sub(1));
+        (rank % t, rank / t % d, rank / (t * d))
+    }
+
     /// The node holding the tensor-parallel group of `stage` in `replica`,
-    /// GPUs numbered with tensor fastest, then stage, then replica, and
-    /// `gpus_per_node` to a node.
+    /// `gpus_per_node` consecutive ranks to a node.
     pub fn node_of(&self, replica: u32, stage: u32, gpus_per_node: u32) -> u32 {
-        (replica * self.pipeline.max(1) + stage) * self.tensor.max(1) / gpus_per_node.max(1)
+        self.rank(0, replica, stage) / gpus_per_node.max(1)
     }
 
     /// Micro-batches per pipeline from a global batch of `batch` sequences:
@@ -97,6 +111,27 @@ pub fn estimate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The example: t = 8, p = 4, d = 8, rank 13 is tensor index 5
+    /// of replica 1 on stage 0 (13 = 5 + 8·1); and every rank's coordinates
+    /// give it back.
+    #[test]
+    fn ranks_in_megatron_order() {
+        let layout = Layout {
+            tensor: 8,
+            pipeline: 4,
+            data: 8,
+            zero: ZeroStage::One,
+        };
+        assert_eq!(layout.coordinates(13), (5, 1, 0));
+        assert_eq!(layout.coordinates(64), (0, 0, 1));
+        for rank in 0..layout.gpus() {
+            let (tp, dp, pp) = layout.coordinates(rank);
+            assert_eq!(layout.rank(tp, dp, pp), rank);
+        }
+        // Replica 1 of stage 2 starts at rank 8·(1 + 8·2) = 136: node 17.
+        assert_eq!(layout.node_of(1, 2, 8), 17);
+    }
 
     #[test]
     fn the_module_example_is_1024_gpus() {

@@ -141,7 +141,8 @@ async function useByMouse(page, slug, control) {
   } else if (control.kind === 'text') {
     const box = section.locator(`input[type=text][data-param="${control.key}"]`);
     const original = await box.inputValue();
-    for (const typed of [String(urlNumber(original) * 2), original]) {
+    // Twice the value, or 1 where it is 0 (a rank), then back.
+    for (const typed of [String(urlNumber(original) * 2 || 1), original]) {
       await use(async () => {
         await box.click();
         await box.fill(typed);

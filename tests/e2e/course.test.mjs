@@ -188,10 +188,20 @@ test('the page has a second part with the course figures, exercises and the sect
     assert.equal(await page.locator(`[id="${id}"]`).count(), 1, id);
   }
   expectTexts(assert, await readouts(page, '#planner'), { 'state-per-gpu': '1,120 GB' });
-  // Llama 3 8B at 131,072 tokens, selective recomputation: s(10h + 2h + 4·1,024 + 2h + 6·ffn) = 131,072 × 147,456 bytes.
-  expectTexts(assert, await readouts(page, '#beyond'), { 'alltoall-per-layer': '117 MB', 'activations-per-gpu-layer': '19.3 GB' });
+  // Mixtral, 8-way expert parallelism, top-2: 2 × 4,096 tokens × 2 × 4,096 values × 2 B × 7/8, forward and
+  // backward, in 32 layers = 7.52 GB a step.
+  const beyond = await readouts(page, '#beyond');
+  assert.equal(beyond['all-to-all-per-step'].value, 2 * 4096 * 2 * 4096 * 2 * (7 / 8) * 2 * 32);
+  assert.equal(beyond['all-to-all-per-step'].text, '7.52 GB');
+  assert.equal(beyond['cp-traffic-per-step'].value, 0);
+  // Llama 3 8B at 131,072 tokens over 16 context-parallel GPUs: a 16th of the activations, and a K/V ring of
+  // 3 × 15 hops of (8,192 tokens × 2 × 1,024 values × 2 B) in each of 32 layers, for each of the 4
+  // micro-batches a replica runs (a batch of 16 over d = 64/16 = 4 replicas).
   await press(page, '#beyond input[data-param="cp"]', 'End');
-  expectTexts(assert, await readouts(page, '#beyond'), { 'activations-per-gpu-layer': '1.21 GB' });
+  const split = await readouts(page, '#beyond');
+  assert.ok(Math.abs(split.activations.value / beyond.activations.value - 1 / 16) < 1e-9);
+  assert.equal(split['cp-traffic-per-step'].value, 45 * 8192 * 2 * 1024 * 2 * 32 * 4);
+  assert.match(await page.locator('#beyond a').last().getAttribute('href'), /^\?step=planner&model=llama3-8b.*cp=16/);
   assert.deepEqual(errors, []);
   await close();
 });

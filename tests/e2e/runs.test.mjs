@@ -134,3 +134,52 @@ test('the schedule appears with a pipeline, and its labels and the chunks box ch
   assert.deepEqual(errors, []);
   await close();
 });
+
+test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click selects its group', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&tp=8&pp=4&dp=8&rank=13`);
+  await ready(page);
+  let found = await readouts(page);
+  // Megatron-LM's order, tensor fastest: 13 = 5 + 8 × (1 + 8 × 0).
+  assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [5, 1, 0]);
+  assert.match(await page.locator('.fig-3d__rank').textContent(), /tensor group of 8 .* inside node 1: NVLink; its pipeline group of 4 talks across nodes .*: the network/);
+  assert.equal(await page.locator('.fig-3d__group--selected').count(), 1);
+  assert.equal(await page.locator('.fig-3d__group--pipeline').count(), 3, 'the other stages of its replica');
+  // Replica 2, stage 3, keeping tensor index 5: 5 + 8 × (2 + 8 × 3) = 213.
+  await page.getByRole('button', { name: /^Replica 2, stage 3,/ }).click();
+  await urlMatching(page, /rank=213/);
+  found = await readouts(page);
+  assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [5, 2, 3]);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('the layout search for GPT-3 on 1,024 A100s: the best keeps tensor parallelism in a node, and Use applies it', async () => {
+  const query = 'model=gpt3-175b&gpu=a100-80gb&gpus=1024&batch=1536&seq=2048&search=1';
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&${query}`);
+  await ready(page);
+  const found = await readouts(page);
+  assert.equal(found['best-fits'].value, 1);
+  assert.ok(found['best-tp'].value <= 8 && found['best-tp'].value >= 1);
+  assert.equal(found['best-tp'].value * found['best-pp'].value * found['best-dp'].value, 1024);
+  assert.ok(found['layouts-fit'].value > 0 && found['layouts-fit'].value < found['layouts-tried'].value);
+  assert.ok(await page.locator('.layouts__row').count() === 10);
+  await page.locator('.layouts__row').first().getByRole('button', { name: 'Use' }).click();
+  const applied = await readouts(page);
+  assert.equal(applied.fits.value, 1);
+  const url = await urlMatching(page, new RegExp(`tp=${found['best-tp'].value}|pp=${found['best-pp'].value}`));
+  assert.match(url, /search=1/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('Mixtral in the planner: all and active parameters, and the experts\' all-to-all', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&gpus=64&ep=8&batch=64&seq=4096`);
+  await ready(page);
+  const found = await readouts(page);
+  // Its configuration adds up to 46,702,792,704 parameters, 12,879,925,248 used a token (Mistral: 46.7B, 12.9B).
+  assert.equal(found.params.value, 46702792704);
+  assert.equal(found['active-params'].value, 12879925248);
+  assert.equal(found['all-to-all-per-step'].text, '7.52 GB');
+  assert.deepEqual(errors, []);
+  await close();
+});

@@ -1,0 +1,257 @@
+//! The planner's step and its layout search, as the page shows them: where
+//! a step's time goes (a stacked bar of `StepBreakdown`), and the best
+//! layouts `model::search` finds, each of which the reader can use.
+
+use leptos::prelude::*;
+
+use crate::model::activations::Recompute;
+use crate::model::choice::Choice;
+use crate::model::pipeline::Schedule;
+use crate::model::planner::{Plan, StepBreakdown};
+use crate::model::search::{search, Rejection};
+use crate::model::units::{group_thousands, Fraction, Seconds};
+use crate::widgets::{rows, ReadoutData};
+
+/// One part of the step's bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepPart {
+    pub class: &'static str,
+    pub label: &'static str,
+    pub time: Seconds,
+    pub percent: f64,
+}
+
+/// The step's parts, each a share of its total.
+pub fn step_parts(step: &StepBreakdown) -> Vec<StepPart> {
+    let total = step.total().max(f64::MIN_POSITIVE);
+    [
+        ("compute", "compute", step.compute),
+        ("recompute", "recomputation", step.recompute),
+        ("tensor", "tensor-parallel all-reduces", step.tensor),
+        ("exchange", "expert and context exchange", step.exchange),
+        ("bubble", "pipeline bubble", step.bubble),
+        ("data", "data-parallel traffic not hidden", step.data),
+    ]
+    .into_iter()
+    .filter(|(_, _, time)| *time > 0.0)
+    .map(|(class, label, time)| StepPart {
+        class,
+        label,
+        time: Seconds(time),
+        percent: time / total * 100.0,
+    })
+    .collect()
+}
+
+/// A found layout, as a row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutRow {
+    /// Its degrees: `t 8 × p 8 × d 16`.
+    pub degrees: String,
+    /// Its stage, micro-batch, recomputation and schedule.
+    pub settings: String,
+    pub memory: String,
+    pub step: Seconds,
+    pub plan: Plan,
+}
+
+/// The search's results, ready to show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchData {
+    pub rows: Vec<LayoutRow>,
+    /// How many were set aside, and why, in words.
+    pub rejected: String,
+    /// `best-*`, `layouts-tried`, `layouts-fit`.
+    pub readouts: Vec<ReadoutData>,
+}
+
+fn degrees(plan: &Plan) -> String {
+    let mut text = format!("t {} × p {}", plan.tensor, plan.pipeline);
+    if plan.context > 1 {
+        text.push_str(&format!(" × cp {}", plan.context));
+    }
+    text.push_str(&format!(
+        " × d {}",
+        group_thousands(f64::from(plan.data_parallel()))
+    ));
+    if plan.experts > 1 {
+        text.push_str(&format!(", ep {}", plan.experts));
+    }
+    text
+}
+
+fn settings(plan: &Plan) -> String {
+    let schedule = match plan.schedule {
+        Schedule::Interleaved => format!("interleaved, {} chunks", plan.chunks),
+        other => other.label().to_string(),
+    };
+    let recompute = match plan.activations.recompute {
+        Recompute::None => "no recomputation",
+        Recompute::Selective => "selective recomputation",
+        Recompute::Full => "full recomputation",
+    };
+    format!(
+        "{}, micro-batch {}, {recompute}, {schedule}",
+        plan.stage.label(),
+        plan.activations.micro_batch
+    )
+}
+
+/// Searches every layout for `base`'s model and cluster.
+pub fn search_data(base: &Plan) -> SearchData {
+    let result = search(base);
+    let rows: Vec<LayoutRow> = result
+        .best
+        .iter()
+        .map(|found| LayoutRow {
+            degrees: degrees(&found.plan),
+            settings: settings(&found.plan),
+            memory: format!(
+                "{} of {}",
+                found.estimate.total,
+                found.plan.capacity.capacity_text()
+            ),
+            step: Seconds(found.step()),
+            plan: found.plan,
+        })
+        .collect();
+    let reasons: Vec<String> = Rejection::ALL
+        .iter()
+        .zip(result.rejected)
+        .filter(|(_, count)| *count > 0)
+        .map(|(why, count)| format!("{}: {}", why.words(), group_thousands(f64::from(count))))
+        .collect();
+    let rejected = format!(
+        "{} of {} layouts fit; set aside: {}.",
+        group_thousands(f64::from(result.fit)),
+        group_thousands(f64::from(result.tried)),
+        reasons.join("; ")
+    );
+    let best = result.best.first();
+    let count = |id, label, value: Option<f64>| ReadoutData::count(id, label, value.unwrap_or(0.0));
+    let readouts = vec![
+        count(
+            "best-tp",
+            "Best: tensor parallel",
+            best.map(|f| f64::from(f.plan.tensor)),
+        ),
+        count(
+            "best-pp",
+            "Best: pipeline stages",
+            best.map(|f| f64::from(f.plan.pipeline)),
+        ),
+        count(
+            "best-dp",
+            "Best: data parallel",
+            best.map(|f| f64::from(f.plan.data_parallel())),
+        ),
+        count(
+            "best-stage",
+            "Best: ZeRO stage",
+            best.map(|f| f64::from(f.plan.stage.index())),
+        ),
+        count(
+            "best-micro-batch",
+            "Best: micro-batch",
+            best.map(|f| f.plan.activations.micro_batch),
+        ),
+        ReadoutData::seconds(
+            "best-step-time",
+            "Best: step, communication included",
+            Seconds(best.map_or(0.0, |f| f.step())),
+        ),
+        ReadoutData::yes_no("best-fits", "A layout fits", best.is_some()),
+        count(
+            "layouts-tried",
+            "Layouts tried",
+            Some(f64::from(result.tried)),
+        ),
+        count(
+            "layouts-fit",
+            "Layouts that fit",
+            Some(f64::from(result.fit)),
+        ),
+    ];
+    SearchData {
+        rows,
+        rejected,
+        readouts,
+    }
+}
+
+/// The step as a stacked bar, each part labelled with its time.
+#[component]
+pub fn StepBar(
+    #[prop(into)] parts: Signal<Vec<StepPart>>,
+    #[prop(into)] total: Signal<String>,
+) -> impl IntoView {
+    view! {
+        <div class="stepbar">
+            <p class="stepbar__title">{move || total.get()}</p>
+            <div class="stepbar__bar" aria-hidden="true">
+                {rows(parts, |p| p.as_slice(), |part| view! {
+                    <div
+                        class=move || part.with(|p| format!("stepbar__part stepbar__part--{}", p.class))
+                        style:width=move || part.with(|p| format!("{:.3}%", p.percent))
+                    ></div>
+                })}
+            </div>
+            <ul class="stepbar__legend">
+                {rows(parts, |p| p.as_slice(), |part| view! {
+                    <li class=move || part.with(|p| format!("stepbar__key stepbar__key--{}", p.class))>
+                        {move || part.with(|p| format!("{}: {} ({})", p.label, p.time, Fraction(p.percent / 100.0)))}
+                    </li>
+                })}
+            </ul>
+        </div>
+    }
+}
+
+/// The ten best layouts, each with a button that applies it.
+#[component]
+pub fn LayoutTable(
+    #[prop(into)] data: Signal<Option<SearchData>>,
+    /// Applies a found layout to the planner.
+    apply: Callback<Plan>,
+) -> impl IntoView {
+    let found = Signal::derive(move || {
+        data.with(|d| d.as_ref().map(|d| d.rows.clone()).unwrap_or_default())
+    });
+    view! {
+        <section class="layouts" aria-label="The best layouts">
+            <p class="layouts__summary" role="status">{move || data.with(|d| d.as_ref().map(|d| d.rejected.clone()))}</p>
+            <ol class="layouts__list">
+                {rows(found, |r| r.as_slice(), move |row| view! {
+                    <li class="layouts__row">
+                        <span class="layouts__degrees">{move || row.with(|r| r.degrees.clone())}</span>
+                        <span class="layouts__settings">{move || row.with(|r| r.settings.clone())}</span>
+                        <span class="layouts__numbers">{move || row.with(|r| format!("{} a step; {}", r.step, r.memory))}</span>
+                        <button type="button" class="button" on:click=move |_| apply.run(row.with_untracked(|r| r.plan))>"Use"</button>
+                    </li>
+                })}
+            </ol>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parts of 6 s of compute, 2 s of recomputation and 2 s of bubble: 60%, 20%, 20%.
+    #[test]
+    fn the_step_in_parts() {
+        let parts = step_parts(&StepBreakdown {
+            compute: 6.0,
+            recompute: 2.0,
+            bubble: 2.0,
+            ..Default::default()
+        });
+        let shares: Vec<(&str, f64)> = parts.iter().map(|p| (p.class, p.percent)).collect();
+        assert_eq!(
+            shares,
+            [("compute", 60.0), ("recompute", 20.0), ("bubble", 20.0)]
+        );
+        assert!(parts.iter().all(|p| p.time.value() > 0.0));
+    }
+}

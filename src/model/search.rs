@@ -1,0 +1,202 @@
+//! The layout search: every layout a model could train with on a cluster,
+//! each put through the planner's estimator, the ones that fit ranked by
+//! their step (`StepBreakdown`: compute, recomputation, tensor-parallel
+//! all-reduces, the experts' and context exchanges, the bubble, and the
+//! data-parallel traffic the backward pass does not hide).
+//!
+//! The candidates (after Narayanan et al. 2021, section 3.3, on how the
+//! degrees interact): t divides the attention heads and fits in a node; p
+//! divides the layers; cp (for long sequences) and ep (for a mixture of
+//! experts, dividing the experts) from 1, 2, 4, 8; d = N/(t·p·cp), with the
+//! global batch a multiple of d × the micro-batch; ZeRO stage 0 to 3 over
+//! d; micro-batches of 1, 2, 4 or 8; no, selective or full recomputation;
+//! sequence parallelism whenever t > 1; 1F1B, or the interleaved schedule
+//! with 2 or 4 chunks where a stage's layers divide and m is a multiple of p.
+
+use super::activations::{ActivationSetup, Recompute};
+use super::choice::Choice;
+use super::memory::ZeroStage;
+use super::pipeline::Schedule;
+use super::planner::{Plan, PlanEstimate};
+
+/// Why a candidate layout was set aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// t·p·cp does not divide the GPUs.
+    GpusDoNotDivide,
+    /// t is larger than a node, so its all-reduces would cross the network.
+    TensorAcrossNodes,
+    /// The global batch is not a multiple of d × the micro-batch.
+    BatchDoesNotDivide,
+    /// The interleaved schedule needs a stage's layers to divide into its
+    /// chunks and m to be a multiple of p.
+    ScheduleDoesNotDivide,
+    /// The most loaded GPU's state and activations exceed its memory.
+    OutOfMemory,
+}
+
+impl Rejection {
+    pub const ALL: [Rejection; 5] = [
+        Rejection::GpusDoNotDivide,
+        Rejection::TensorAcrossNodes,
+        Rejection::BatchDoesNotDivide,
+        Rejection::ScheduleDoesNotDivide,
+        Rejection::OutOfMemory,
+    ];
+
+    pub fn words(self) -> &'static str {
+        match self {
+            Rejection::GpusDoNotDivide => "the degrees do not divide the GPUs",
+            Rejection::TensorAcrossNodes => "tensor parallelism would span nodes",
+            Rejection::BatchDoesNotDivide => "the batch does not divide into whole micro-batches",
+            Rejection::ScheduleDoesNotDivide => "the interleaved chunks do not divide",
+            Rejection::OutOfMemory => "out of memory",
+        }
+    }
+}
+
+/// A layout that fits, with what the estimator says of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Found {
+    pub plan: Plan,
+    pub estimate: PlanEstimate,
+}
+
+impl Found {
+    /// Its predicted step, communication included, in seconds.
+    pub fn step(&self) -> f64 {
+        self.estimate.breakdown.total()
+    }
+}
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The best layouts that fit, fastest first.
+    pub best: Vec<Found>,
+    pub tried: u32,
+    pub fit: u32,
+    /// Layouts set aside, by reason, in [`Rejection::ALL`]'s order.
+    pub rejected: [u32; 5],
+}
+
+/// How many of the best layouts the search keeps.
+pub const KEEP: usize = 10;
+
+/// The divisors of `n` among 1, 2, 4, 8 (the degrees a node's GPUs allow).
+fn small_powers(n: u32, top: u32) -> impl Iterator<Item = u32> {
+    [1, 2, 4, 8]
+        .into_iter()
+        .filter(move |&k| k <= top && n.is_multiple_of(k))
+}
+
+/// Schedules tried: 1F1B, and the interleaved one with 2 or 4 chunks.
+const SCHEDULES: [(Schedule, u32); 3] = [
+    (Schedule::OneFOneB, 1),
+    (Schedule::Interleaved, 2),
+    (Schedule::Interleaved, 4),
+];
+/// Micro-batch sizes tried.
+const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
+/// Settings tried for each degree and micro-batch: schedule × recomputation × ZeRO stage.
+const SETTINGS: u32 = 3 * 3 * 4;
+
+/// Every layout for `base`'s model, GPUs, batch, sequence and rate (its
+/// own degrees, stage, micro-batch, recomputation and schedule are
+/// replaced), the ones that fit ranked by predicted step. Every candidate
+/// is counted once: it fits, or it is set aside for one reason.
+pub fn search(base: &Plan) -> SearchResult {
+    let arch = base.arch;
+    let mut result = SearchResult {
+        best: Vec::new(),
+        tried: 0,
+        fit: 0,
+        rejected: [0; 5],
+    };
+    let tally = |result: &mut SearchResult, why: Rejection, count: u32| {
+        result.tried += count;
+        result.rejected[why as usize] += count;
+    };
+    let long = base.activations.seq >= 32_768.0;
+    let contexts: &[u32] = if long { &[1, 2, 4, 8] } else { &[1] };
+    let batch = base.batch as u32;
+    for t in [1, 2, 4, 8, 16]
+        .into_iter()
+        .filter(|&t| arch.heads.is_multiple_of(t))
+    {
+        for p in (1..=arch.layers).filter(|p| arch.layers.is_multiple_of(*p)) {
+            for &cp in contexts {
+                let group = t * p * cp;
+                let per_degree = MICRO_BATCHES.len() as u32 * SETTINGS;
+                if group > base.gpus || !base.gpus.is_multiple_of(group) {
+                    tally(&mut result, Rejection::GpusDoNotDivide, per_degree);
+                    continue;
+                }
+                if t > base.links.gpus_per_node {
+                    tally(&mut result, Rejection::TensorAcrossNodes, per_degree);
+                    continue;
+                }
+                let d = base.gpus / group;
+                for ep in small_powers(arch.experts.max(1), d).filter(|ep| d.is_multiple_of(*ep)) {
+                    for b in MICRO_BATCHES {
+                        if !batch.is_multiple_of(d * b) {
+                            tally(&mut result, Rejection::BatchDoesNotDivide, SETTINGS);
+                            continue;
+                        }
+                        let m = batch / (d * b);
+                        for (schedule, chunks) in SCHEDULES {
+                            let settings = SETTINGS / SCHEDULES.len() as u32;
+                            if schedule == Schedule::Interleaved
+                                && (p == 1
+                                    || !(arch.layers / p).is_multiple_of(chunks)
+                                    || !m.is_multiple_of(p))
+                            {
+                                tally(&mut result, Rejection::ScheduleDoesNotDivide, settings);
+                                continue;
+                            }
+                            for &recompute in Recompute::ALL {
+                                for &stage in ZeroStage::ALL {
+                                    result.tried += 1;
+                                    let plan = Plan {
+                                        tensor: t,
+                                        pipeline: p,
+                                        context: cp,
+                                        experts: ep,
+                                        stage,
+                                        schedule,
+                                        chunks,
+                                        activations: ActivationSetup {
+                                            micro_batch: f64::from(b),
+                                            tensor_parallel: t,
+                                            sequence_parallel: t > 1,
+                                            recompute,
+                                            ..base.activations
+                                        },
+                                        ..*base
+                                    };
+                                    let estimate = plan.estimate();
+                                    if estimate.fits {
+                                        result.fit += 1;
+                                        keep(&mut result.best, Found { plan, estimate });
+                                    } else {
+                                        result.rejected[Rejection::OutOfMemory as usize] += 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    result
+}
+
+/// Keeps the [`KEEP`] fastest, in order.
+fn keep(best: &mut Vec<Found>, found: Found) {
+    let at = best.partition_point(|f| f.step() <= found.step());
+    if at < KEEP {
+        best.insert(at, found);
+        best.truncate(KEEP);
+    }
+}
