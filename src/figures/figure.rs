@@ -237,11 +237,23 @@ impl Figure {
     }
 }
 
-/// Plan A and, when the query has `b.` keys (and the figure compares), plan B.
+/// Plan A and, when the query has `b.` keys that make a different plan (and
+/// the figure compares), plan B. A plan B the same as A is no comparison:
+/// the URL written for it has no `b.` keys, so reading it must not have one.
 fn plans<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> (P, Option<P>) {
     if P::COMPARE && compare::has_plan_b(query) {
-        let (a, b) = compare::split(query);
-        (P::from_query(&a, notices), Some(P::from_query(&b, notices)))
+        let (a_query, b_query) = compare::split(query);
+        let a = P::from_query(&a_query, notices);
+        // B reads A's keys again: their notices once, B's own as plan B's.
+        let mut own = Vec::new();
+        let b = P::from_query(&b_query, &mut own);
+        let fresh: Vec<Notice> = own.into_iter().filter(|n| !notices.contains(n)).collect();
+        notices.extend(fresh.into_iter().map(|notice| Notice {
+            message: format!("Plan B: {}", notice.message),
+            ..notice
+        }));
+        let b = (b != a).then_some(b);
+        (a, b)
     } else {
         (P::from_query(query, notices), None)
     }
