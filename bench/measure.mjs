@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { FIGURES, PREFIX, ready } from '../tests/e2e/harness.mjs';
+import { FIGURES, PREFIX, ready, readyAll } from '../tests/e2e/harness.mjs';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
@@ -409,7 +409,8 @@ export async function memory(browser, base, total = 10_000) {
   await page.addInitScript(exposeWasmMemory);
   await page.addInitScript(installNextTask);
   await page.goto(base);
-  await ready(page);
+  // Every figure built, as after a read through, so the changes reach them all.
+  await readyAll(page);
   const loaded = await memoryNow(page);
   const started = Date.now();
   let malformed = await page.evaluate(randomChanges, [100, 7]);

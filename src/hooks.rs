@@ -60,6 +60,65 @@ pub struct ElementSize {
     pub height: Signal<f64>,
 }
 
+/// Whether the element `node` refers to has come within `margin` (a CSS
+/// length: "1000px") of the viewport; once true it stays true. Where the
+/// browser has no IntersectionObserver it is true at once.
+pub fn use_near_viewport<E>(node: NodeRef<E>, margin: &'static str) -> Signal<bool>
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    let near = RwSignal::new(false);
+    let observer = StoredValue::new_local(
+        None::<(
+            web_sys::IntersectionObserver,
+            Closure<dyn Fn(js_sys::Array)>,
+        )>,
+    );
+    node.on_load(move |element| {
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let seen = entries.iter().any(|entry| {
+                entry
+                    .dyn_into::<web_sys::IntersectionObserverEntry>()
+                    .is_ok_and(|e| e.is_intersecting())
+            });
+            if seen && !near.get_untracked() {
+                near.set(true);
+            }
+        });
+        let options = web_sys::IntersectionObserverInit::new();
+        options.set_root_margin(margin);
+        match web_sys::IntersectionObserver::new_with_options(
+            callback.as_ref().unchecked_ref(),
+            &options,
+        ) {
+            Ok(watch) => {
+                watch.observe(element.unchecked_ref());
+                observer.set_value(Some((watch, callback)));
+            }
+            Err(_) => near.set(true),
+        }
+    });
+    // Once near, the figure stays built: the observer has nothing left to say.
+    Effect::new(move |_| {
+        if near.get() {
+            observer.update_value(|o| {
+                if let Some((watch, _)) = o.take() {
+                    watch.disconnect();
+                }
+            });
+        }
+    });
+    on_cleanup(move || {
+        observer.update_value(|o| {
+            if let Some((watch, _)) = o.take() {
+                watch.disconnect();
+            }
+        })
+    });
+    near.into()
+}
+
 /// The size of the element `node` refers to, once it is mounted.
 pub fn use_element_size<E>(node: NodeRef<E>) -> ElementSize
 where

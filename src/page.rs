@@ -8,6 +8,7 @@ use crate::app::{page_url, Route};
 use crate::content::{Afterword, Beyond};
 use crate::exercises::Exercises;
 use crate::figures::{Figure, Live, Part, FIGURES};
+use crate::hooks::use_near_viewport;
 use crate::model::query::Notice;
 use crate::runs::PublishedRuns;
 use crate::settings::{use_settings, PageSettings, Settings};
@@ -43,6 +44,9 @@ pub fn FigureShare(
     view! { <Share link=link embed=embed title=figure.about.title slug=figure.slug() theme=theme/> }
 }
 
+/// How near the viewport a figure is built: a screen or so ahead of the reader.
+const NEAR: &str = "1200px 0px 1200px 0px";
+
 /// One figure's section on the full page.
 fn section(
     figure: &'static Figure,
@@ -53,12 +57,21 @@ fn section(
     pager: AnyView,
 ) -> impl IntoView {
     let slug = figure.slug();
+    // Built when it comes near the viewport (its readouts, diagram and lab
+    // with it): the page's start-up builds only what the reader sees.
+    let holder = NodeRef::<leptos::html::Div>::new();
+    let near = use_near_viewport(holder, NEAR);
     view! {
         <section class="step figure" id=slug aria-labelledby=format!("{slug}-title")>
             <p class="step__number">{kicker}</p>
             <h2 class="figure__title" id=format!("{slug}-title")>{figure.about.title}</h2>
             <p class="figure__subtitle">{figure.about.subtitle}</p>
-            {scoped(slug, move || live.view())}
+            <div class="figure__live" class:figure__live--waiting=move || !near.get() node_ref=holder>
+                <Show when=move || near.get()>{
+                    let live = live.clone();
+                    scoped(slug, move || live.view())
+                }</Show>
+            </div>
             <FigureShare figures=figures index=index/>
             <div class="step__text" inner_html=figure.about.text></div>
             {pager}

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, OWN_KEYS, open, readouts, ready, useApp } from './harness.mjs';
+import { FIGURES, open, OWN_KEYS, readouts, ready, readyAll, useApp } from './harness.mjs';
 
 const AXE = await readFile(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
@@ -16,6 +16,7 @@ for (const colorScheme of ['light', 'dark']) {
       // The page's CSP forbids inline scripts, axe's included; the audit bypasses it.
       const { page, close } = await open(app.browser, app.server.base + query, { colorScheme, bypassCSP: true });
       if (query === 'embed.html') await page.locator('iframe').first().waitFor();
+      else if (query === '') await readyAll(page);
       else await ready(page);
       await page.addScriptTag({ content: AXE });
       const violations = await page.evaluate(async () =>
@@ -151,7 +152,7 @@ test('a strict Content-Security-Policy holds on every page, and every request st
   const page = await context.newPage();
   for (const query of ['', ...FIGURES.map((f) => `?fig=${f}`)]) {
     await page.goto(app.server.base + query);
-    await ready(page);
+    await (query ? ready(page) : readyAll(page));
     // Move the first control, so that work done on input is covered too.
     const first = page.locator('input[type=range]').first();
     if (await first.count()) {

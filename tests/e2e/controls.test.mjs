@@ -6,7 +6,7 @@
 // other test passed, because none looked at which figure a control moved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, open, ready, useApp } from './harness.mjs';
+import { FIGURES, open, ready, readyAll, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -193,7 +193,7 @@ async function useByKeyboard(page, slug, control) {
 
 test('on the full page every control changes its own figure and no other, by mouse and by keyboard', async () => {
   const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
-  await ready(page);
+  await readyAll(page);
   await labAtRest(page);
   const summary = [];
   for (const slug of FIGURES) {
@@ -221,7 +221,7 @@ test('on the full page every control changes its own figure and no other, by mou
 test('no id is used twice, and every radio group shows a selection, on every page', async () => {
   for (const query of ['', ...FIGURES.map((f) => `?fig=${f}`)]) {
     const { page, close } = await open(app.browser, app.server.base + query);
-    await ready(page);
+    await (query ? ready(page) : readyAll(page));
     const duplicates = await page.$$eval('[id]', (elements) => {
       const counts = {};
       for (const element of elements) counts[element.id] = (counts[element.id] ?? 0) + 1;
@@ -244,7 +244,7 @@ test('no id is used twice, and every radio group shows a selection, on every pag
 
 test('Tab reaches every control of every figure on the full page', async () => {
   const { page, close } = await open(app.browser, app.server.base);
-  await ready(page);
+  await readyAll(page);
   const all = await page.$$eval('section.figure[id] :is(input, select, button)[data-param]', (els) => [
     ...new Set(els.map((el) => `${el.closest('section.figure').id} ${el.dataset.param}`)),
   ]);

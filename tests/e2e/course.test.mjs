@@ -2,7 +2,7 @@
 // predictions, exercises and the sections beyond 3D.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectTexts, open, press, readouts, ready, useApp, urlMatching } from './harness.mjs';
+import { expectTexts, open, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -183,7 +183,7 @@ test('checkpoint lab: a real run completes, measures what it predicts, gradients
 
 test('the page has a second part with the course figures, exercises and the sections beyond 3D', async () => {
   const { page, errors, close } = await open(app.browser, app.server.base);
-  await ready(page);
+  await readyAll(page);
   for (const id of ['course', 'planner', 'bubble', 'checkpoint', 'exercises', 'beyond']) {
     assert.equal(await page.locator(`[id="${id}"]`).count(), 1, id);
   }

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, open, openShare, press, readouts, ready, urlMatching, useApp } from './harness.mjs';
+import { FIGURES, open, openShare, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -227,7 +227,7 @@ test('settings: GiB readouts keep their bytes, 18 bytes a parameter reaches ever
   await close();
   // On the full page the convention is set once for every figure.
   const full = await open(app.browser, app.server.base);
-  await ready(full.page);
+  await readyAll(full.page);
   await full.page.locator('.settings__summary').click();
   await full.page.locator('label[for="settings-bytes-20"]').click();
   const after = await readouts(full.page);

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { FIGURES, open, openShare, readouts, ready, useApp, urlMatching } from './harness.mjs';
+import { FIGURES, open, openShare, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -62,7 +62,7 @@ test('every figure\'s equations end in its readouts, before and after a control 
 
 test('on the full page too, at 360 px, the equations stay inside the page', async () => {
   const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 360, height: 800 } });
-  await ready(page);
+  await readyAll(page);
   for (const figure of FIGURES) await assertResults(page, `[id="${figure}"]`, `full page ${figure}`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(overflow, 0, 'no horizontal scroll at 360 px');

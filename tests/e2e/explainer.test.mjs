@@ -2,7 +2,7 @@
 // every control by keyboard and by mouse, the URL, reloads and navigation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dragSlider, expectTexts, open, press, readouts, ready, seedTexts, useApp, urlMatching } from './harness.mjs';
+import { dragSlider, expectTexts, open, press, readouts, ready, readyAll, seedTexts, urlMatching, useApp } from './harness.mjs';
 
 /** The seed's readouts at the defaults of each step (tests/seeds.tsv). */
 const SEED = Object.fromEntries(['why', 'dp', 'zero', 'tp', 'pp', '3d'].map((slug) => [slug, seedTexts(slug)]));
@@ -17,7 +17,7 @@ async function embed(query) {
 
 test('the full page shows six steps with every seed readout, then the afterword', async () => {
   const { page, errors, close } = await open(app.browser, app.server.base);
-  await ready(page);
+  await readyAll(page);
   const numbers = (await page.locator('.step__number').allTextContents()).filter((text) => text.startsWith('Step'));
   assert.deepEqual(numbers, [1, 2, 3, 4, 5, 6].map((k) => `Step ${k} of 6`));
   for (const [slug, expected] of Object.entries(SEED)) {

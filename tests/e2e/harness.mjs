@@ -173,6 +173,20 @@ export async function ready(page) {
   await page.waitForSelector('[data-readout]');
 }
 
+/**
+ * On the full page, builds every figure as a reader scrolling through would
+ * (each is built when it nears the viewport), then returns to the top.
+ */
+export async function readyAll(page) {
+  await ready(page);
+  const sections = page.locator('section.figure[id]');
+  for (let i = 0; i < (await sections.count()); i += 1) {
+    await sections.nth(i).scrollIntoViewIfNeeded();
+    await sections.nth(i).locator('[data-readout]').first().waitFor();
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+}
+
 /** Drags a slider's thumb with the mouse to `fraction` (0..1) of its track. */
 export async function dragSlider(page, param, fraction, scope = 'body') {
   const slider = page.locator(`${scope} input[type=range][data-param="${param}"]`);

@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PREFIX, open, readouts, ready, useApp } from './harness.mjs';
+import { open, PREFIX, readouts, ready, readyAll, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -82,7 +82,7 @@ test('a full walk through every control: sliders move with the keyboard, nothing
     document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective));
   });
   await page.goto(app.server.base);
-  await ready(page);
+  await readyAll(page);
 
   const sliders = await walkSliders(page);
   const others = await walkChoicesAndButtons(page);
