@@ -25,6 +25,8 @@ export const BUDGETS = {
   memoryGrowth: 0.1,
   /** The planner's layout search, from the click to its results on the page (issue 12). */
   search: 100,
+  /** Lighthouse 12.2.3 (issue 13): scores at least these, times and shifts at most these. */
+  lighthouse: { mobile: 90, desktop: 98, otherScores: 100, tbt: 200, cls: 0.05 },
 };
 
 /**
@@ -43,8 +45,20 @@ export function judge(result) {
     ),
     { check: 'memory growth', value: Math.max(result.memory.jsGrowth, result.memory.wasmGrowth), budget: BUDGETS.memoryGrowth },
     ...(result.search ?? []).map((r) => ({ check: `search ms at ${r.gpus} GPUs`, value: r.ms, budget: BUDGETS.search })),
+    ...(result.lighthouse ?? []).flatMap((r) => {
+      const lh = BUDGETS.lighthouse;
+      const at = `${r.page}, ${r.mode}`;
+      return [
+        { check: `lighthouse performance, ${at}`, value: r.performance, budget: r.mode === 'mobile' ? lh.mobile : lh.desktop, atLeast: true },
+        { check: `lighthouse accessibility, ${at}`, value: r.accessibility, budget: lh.otherScores, atLeast: true },
+        { check: `lighthouse best practices, ${at}`, value: r.bestPractices, budget: lh.otherScores, atLeast: true },
+        { check: `lighthouse seo, ${at}`, value: r.seo, budget: lh.otherScores, atLeast: true },
+        { check: `lighthouse total blocking time ms, ${at}`, value: r.tbt, budget: lh.tbt },
+        { check: `lighthouse cumulative layout shift, ${at}`, value: r.cls, budget: lh.cls },
+      ];
+    }),
   ];
-  return checks.map((c) => ({ ...c, met: c.value <= c.budget }));
+  return checks.map((c) => ({ ...c, met: c.atLeast ? c.value >= c.budget : c.value <= c.budget }));
 }
 
 /**

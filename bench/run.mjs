@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { launch, serveDist } from '../tests/e2e/harness.mjs';
 import { BUDGETS, MEMORY_FLAGS, drags, judge, median, memory, responsiveness, searchTimes, startup, transferSizes } from './measure.mjs';
 import { KNOWN_OVER } from './known-over.mjs';
+import { lighthouseAll } from './lighthouse.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -115,6 +116,16 @@ function report(result, machine, count = runs) {
     `**Layout search** (GPT-3 175B on A100s, from the click to the results on the page; median of 5 loads): ` +
       (result.search ?? []).map((r) => `${r.gpus.toLocaleString('en')} GPUs ${r.ms} ms (${r.tried.toLocaleString('en')} layouts)`).join(', ') +
       `. Budget ${BUDGETS.search} ms; met: ${mark((result.search ?? []).every((r) => r.ms <= BUDGETS.search))}.`,
+    '',
+    '**Lighthouse 12.2.3** (dist/ served with brotli; mobile is its simulated phone on slow 4G, desktop its desktop preset)',
+    '',
+    table(
+      ['page', 'mode', 'performance', 'accessibility', 'best practices', 'SEO', 'FCP ms', 'LCP ms', 'TBT ms', 'CLS', 'bytes'],
+      (result.lighthouse ?? []).map((r) => [r.page, r.mode, r.performance, r.accessibility, r.bestPractices, r.seo, r.fcp, r.lcp, r.tbt, r.cls, kb(r.bytes)]),
+    ),
+    '',
+    `Budgets: performance at least ${BUDGETS.lighthouse.mobile} on mobile and ${BUDGETS.lighthouse.desktop} on desktop, the other ` +
+      `scores ${BUDGETS.lighthouse.otherScores}, TBT under ${BUDGETS.lighthouse.tbt} ms, CLS under ${BUDGETS.lighthouse.cls}.`,
   ];
   return out.join('\n');
 }
@@ -137,7 +148,9 @@ function verdicts(result) {
 
 if (options.from) {
   const earlier = JSON.parse(await readFile(options.from, 'utf8'));
-  console.log(report(medianOf(earlier.every), earlier.machine, earlier.every.length));
+  const result = medianOf(earlier.every);
+  result.lighthouse = earlier.result.lighthouse;
+  console.log(report(result, earlier.machine, earlier.every.length));
   process.exit(0);
 }
 
@@ -146,6 +159,9 @@ try {
   const results = [];
   for (let run = 1; run <= runs; run += 1) results.push(await measureOnce(server, run));
   const result = medianOf(results);
+  // Lighthouse runs once (its own three-level simulation already smooths a run); about 2 minutes.
+  log('[bench] Lighthouse 12.2.3, mobile and desktop, every page, served with brotli');
+  result.lighthouse = await lighthouseAll(log);
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`;
   await writeFile(options.out, `${JSON.stringify({ date: new Date().toISOString(), machine, runs, result, every: results }, null, 1)}\n`);
   console.log(report(result, machine));

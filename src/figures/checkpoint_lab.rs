@@ -17,8 +17,8 @@ use crate::model::checkpoint::{
 use crate::model::query::NumberSpec;
 use crate::model::units::{trimmed, Bytes, Fraction};
 use crate::widgets::{
-    draw_line_chart, num, AxisLabel, Canvas, Equation, Equations, InWords, LineChart, Palette,
-    Piece, PlotCanvas, ReadoutData, ReadoutPanel, Series, Unit,
+    draw_line_chart, num, rows, AxisLabel, Canvas, Equation, Equations, InWords, LineChart,
+    Palette, Piece, PlotCanvas, Readout, ReadoutData, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<LabParams>(
@@ -318,17 +318,23 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
 impl LabData {
     /// Every readout present, in the order the panel shows them.
     fn all(&self) -> Vec<ReadoutData> {
-        [
-            Some(self.activation_memory.clone()),
-            self.measured_memory.clone(),
-            Some(self.extra_compute.clone()),
-            Some(self.best_every.clone()),
-            self.gradients_agree.clone(),
-            self.time_ratio.clone(),
+        self.slots()
+            .into_iter()
+            .filter_map(|(_, readout)| readout)
+            .collect()
+    }
+
+    /// The panel's places, in order: each readout, or the label of one the
+    /// runs have not measured yet (held so that nothing moves when it comes).
+    fn slots(&self) -> Vec<(&'static str, Option<ReadoutData>)> {
+        vec![
+            ("", Some(self.activation_memory.clone())),
+            ("Measured in your browser", self.measured_memory.clone()),
+            ("", Some(self.extra_compute.clone())),
+            ("", Some(self.best_every.clone())),
+            ("Gradients agree across runs", self.gradients_agree.clone()),
+            ("Time against keeping everything", self.time_ratio.clone()),
         ]
-        .into_iter()
-        .flatten()
-        .collect()
     }
 }
 
@@ -410,8 +416,9 @@ pub fn chart(which: LabChart, lab: &LabData, points: &[LabPoint]) -> LineChart {
 const CHART_HEIGHT: u32 = 264;
 
 /// Work in one chunk before yielding to the browser, in milliseconds: short
-/// enough that a frame with a chunk in it stays under 20 ms.
-const CHUNK_MS: f64 = 8.0;
+/// enough that a frame with a chunk in it stays under 20 ms, and that on a
+/// phone's CPU (Lighthouse's 4x slowdown) no chunk is a 50 ms long task.
+const CHUNK_MS: f64 = 4.0;
 
 /// How long the controls must rest before an experiment starts, in
 /// milliseconds: while a slider is dragged, each input would otherwise build
@@ -532,6 +539,11 @@ async fn run_experiment(
         };
         let measured = run.measured();
         let reference = reference.get_or_insert_with(|| measured.gradients.clone());
+        // The charts and readouts redraw in a task of their own, not after a chunk.
+        yield_to_browser(0).await;
+        if generation.get_untracked() != started {
+            return;
+        }
         points.update(|all| {
             all.push(LabPoint {
                 every,
@@ -663,7 +675,7 @@ impl Params for LabParams {
                 _ = area.present();
             })
         };
-        let panel = Memo::new(move |_| lab.with(LabData::all));
+        let slots = Memo::new(move |_| lab.with(LabData::slots));
         view! {
             <div class="figure__diagram fig-lab">
                 <p class="fig-lab__status" role="status">{move || status(progress.get())}</p>
@@ -678,7 +690,18 @@ impl Params for LabParams {
                     <PlotCanvas draw=chart(LabChart::Time) height=CHART_HEIGHT label="Measured time per step against k, over the time the recomputation predicts"/>
                 </div>
             </div>
-            <ReadoutPanel readouts=panel/>
+            <div class="figure__readouts">
+                {rows(slots, |s| s.as_slice(), |slot| move || match slot.get() {
+                    (_, Some(readout)) => view! { <Readout data=readout/> }.into_any(),
+                    (label, None) => view! {
+                        <div class="readout readout--pending">
+                            <span class="readout__label">{label}</span>
+                            <span class="readout__value">"measuring…"</span>
+                        </div>
+                    }
+                    .into_any(),
+                })}
+            </div>
             <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone()))/>
             <InWords text=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
         }
