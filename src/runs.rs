@@ -106,7 +106,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
             estimate.state.total(),
             estimate.activations,
             estimate.total,
-            plan.capacity.capacity_text(),
+            plan.capacity.capacity_in_gb(),
             if fits { "fits" } else { "does not fit" }
         ),
         fits,

@@ -35,6 +35,59 @@ fn values(equation: &Equation) -> Vec<(&'static str, String)> {
     out
 }
 
+/// A number as the equation writes it: `6.74`, `4,096`, `13.5 GB`, `2.3%`, `1.07 GB`.
+fn number(text: &str) -> f64 {
+    let text = text.replace(',', "");
+    let units = [
+        ("GB", 1e9),
+        ("MB", 1e6),
+        ("KB", 1e3),
+        ("TB", 1e12),
+        ("B", 1.0),
+        ("%", 0.01),
+    ];
+    for (unit, scale) in units {
+        if let Some(body) = text.strip_suffix(unit) {
+            return body.trim().parse::<f64>().unwrap() * scale;
+        }
+    }
+    text.trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {text}"))
+}
+
+/// Evaluates a row of substituted values: products (× or side by side)
+/// summed with + and −, fractions, groups; `None` where it holds symbols,
+/// relations or times written in words.
+fn evaluate(pieces: &[Piece]) -> Option<f64> {
+    let mut total = 0.0;
+    let mut term: Option<f64> = None;
+    let mut sign = 1.0;
+    for piece in pieces {
+        let factor = match piece {
+            Piece::Num(text) => number(text),
+            Piece::Sci(value) => *value,
+            Piece::Value(text, _) if !text.contains(' ') || text.ends_with('B') => number(text),
+            Piece::Frac(top, bottom) => evaluate(top)? / evaluate(bottom)?,
+            Piece::Group(inside) => evaluate(inside)?,
+            Piece::Unit(_) => continue,
+            Piece::Op("×") => continue,
+            Piece::Op("+") | Piece::Op("−") => {
+                total += sign * term.take()?;
+                sign = if matches!(piece, Piece::Op("−")) {
+                    -1.0
+                } else {
+                    1.0
+                };
+                continue;
+            }
+            _ => return None,
+        };
+        term = Some(term.unwrap_or(1.0) * factor);
+    }
+    Some(total + sign * term?)
+}
+
 const SETTINGS: [&str; 6] = [
     "",
     "gpus=3&stage=2&tp=2&pp=2&micro=12&schedule=interleaved&chunks=3",
@@ -75,4 +128,54 @@ fn every_equation_ends_in_its_readouts() {
         }
     }
     assert!(checked > 100, "{checked}");
+}
+
+/// The substituted values compute to the result: every equation whose
+/// middle row is numbers (and ends in a readout) gives that readout's value,
+/// within the rounding of the numbers it shows (three figures: 2%).
+#[test]
+fn the_substituted_values_compute_to_the_result() {
+    let mut checked = 0;
+    let extra = [
+        "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1",
+        "model=mixtral-8x7b&gpu=h100-sxm&gpus=256&batch=256&ep=8&tp=2&stage=1",
+        "model=gpt3-175b&gpus=4096&stage=1&tp=2&pp=4&micro-batch=4&batch=1024",
+        "model=mixtral-8x7b",
+    ];
+    for figure in FIGURES {
+        for query in SETTINGS
+            .iter()
+            .chain(&extra)
+            .copied()
+            .chain([figure.about.example])
+        {
+            let query = Query::parse(query);
+            let readouts = (figure.native.readouts)(&query, &mut Vec::new());
+            for equation in (figure.native.equations)(&query, &mut Vec::new()) {
+                let Some(Piece::Value(_, id)) = equation.rows.last().and_then(|row| row.first())
+                else {
+                    continue;
+                };
+                let Some(row) = equation
+                    .rows
+                    .get(equation.rows.len().wrapping_sub(2))
+                    .filter(|_| equation.rows.len() >= 3)
+                else {
+                    continue;
+                };
+                let Some(value) = evaluate(row) else { continue };
+                let readout = readouts.iter().find(|r| r.id == *id).unwrap();
+                assert!(
+                    (value / readout.value - 1.0).abs() < 0.02
+                        || (value - readout.value).abs() < 1e-9,
+                    "{} {id}: the values give {value}, the readout {} ({})",
+                    figure.slug(),
+                    readout.value,
+                    equation.words
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "{checked}");
 }

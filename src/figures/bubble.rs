@@ -12,7 +12,7 @@ use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline
 use crate::model::choice::Choice;
 use crate::model::pipeline::{bubble, Schedule};
 use crate::model::schedule::fewest_micro_batches_below;
-use crate::model::units::{trimmed, Fraction};
+use crate::model::units::Fraction;
 use crate::widgets::{
     draw_line_chart, num, AxisLabel, Canvas, Equation, LineChart, NumberQuestion, Palette, Piece,
     PlotCanvas, Readout, ReadoutData, Series, Unit,
@@ -146,7 +146,7 @@ pub fn data(params: &BubbleParams) -> BubbleData {
             simulated.chunks,
             &bubble,
         ),
-        under_target(pipeline.schedule, p, simulated.chunks, &micro_for_10pct),
+        under_target(pipeline.schedule),
     ];
     BubbleData {
         equations,
@@ -164,47 +164,44 @@ pub fn data(params: &BubbleParams) -> BubbleData {
     }
 }
 
-/// The bubble under 10% solved for m: (p − 1)/(m + p − 1) < 0.1 gives
-/// m > 9(p − 1); with v chunks, m > 9(p − 1)/v (then a multiple of p);
-/// ZB-H1's (p − 1)/(3m + p − 1) gives m > 3(p − 1). The answer is the
-/// simulator's (`micro-for-10pct`), which these bounds agree with.
-fn under_target(schedule: Schedule, p: u32, v: u32, needed: &ReadoutData) -> Equation {
-    let idle = f64::from(p.max(1) - 1);
-    let (factor, per) = match schedule {
-        Schedule::ZeroBubbleH1 => (3.0, 1.0),
-        Schedule::Interleaved => (9.0, f64::from(v.max(1))),
-        Schedule::GPipe | Schedule::OneFOneB => (9.0, 1.0),
+/// The bubble under 10% solved for m, in symbols: (p − 1)/(m + p − 1) < 0.1
+/// gives m > 9(p − 1); with v chunks m > 9(p − 1)/v (then a multiple of p);
+/// ZB-H1's (p − 1)/(3m + p − 1) gives m > 3(p − 1). The numbers are the
+/// module's question (its answer is `micro-for-10pct`, shown when the
+/// reader asks for it), so they are not filled in here.
+fn under_target(schedule: Schedule) -> Equation {
+    let (factor, chunked) = match schedule {
+        Schedule::ZeroBubbleH1 => (3.0, false),
+        Schedule::Interleaved => (9.0, true),
+        Schedule::GPipe | Schedule::OneFOneB => (9.0, false),
     };
-    let bound = factor * idle / per;
-    let mut symbol = vec![
+    let mut bound = vec![
         num(factor),
         Piece::Group(vec![var("p", "pp"), Piece::Op("−"), num(1)]),
     ];
-    if schedule == Schedule::Interleaved {
-        symbol = vec![Piece::Frac(symbol, vec![var("v", "chunks")])];
-    }
-    let m = || var("m", "micro");
-    let mut rows = vec![
-        vec![Piece::Op("<"), num(TARGET)],
-        [vec![Piece::Op("⇒"), m(), Piece::Op(">")], symbol].concat(),
-        vec![Piece::Op("⇒"), m(), Piece::Op(">"), num(trimmed(bound, 3))],
-    ];
-    if needed.value > 0.0 {
-        rows.push(vec![
-            Piece::Op("⇒"),
-            m(),
-            Piece::Op("="),
-            Piece::Value(needed.text.clone(), needed.id),
-        ]);
+    if chunked {
+        bound = vec![Piece::Frac(bound, vec![var("v", "chunks")])];
     }
     Equation {
         words: format!(
-            "A bubble under 10% needs m greater than {} micro-batches: {} of them",
-            trimmed(bound, 3),
-            needed.text
+            "A bubble under 10% needs m greater than {}",
+            if chunked {
+                "9 times p minus 1, over v"
+            } else if factor == 3.0 {
+                "3 times p minus 1"
+            } else {
+                "9 times p minus 1"
+            }
         ),
         left: vec![equations::bubble_symbol(schedule)],
-        rows,
+        rows: vec![
+            vec![Piece::Op("<"), num(TARGET)],
+            [
+                vec![Piece::Op("⇒"), var("m", "micro"), Piece::Op(">")],
+                bound,
+            ]
+            .concat(),
+        ],
     }
 }
 

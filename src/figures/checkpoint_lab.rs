@@ -702,7 +702,7 @@ impl Params for LabParams {
                     .into_any(),
                 })}
             </div>
-            <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone()))/>
+            <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone())) symbols=&[]/>
             <InWords text=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
         }
         .into_any()

@@ -35,7 +35,16 @@ impl Mark {
 /// Readouts where more is better; `NEUTRAL` lists those that only describe
 /// a plan. Everything else (bytes, time, the bubble) is better lower.
 const HIGHER_IS_BETTER: [&str; 4] = ["fits", "state-fits", "mfu", "tokens-per-gpu-per-second"];
-const NEUTRAL: [&str; 5] = ["capacity", "gpus", "nodes", "micro-batches", "activations"];
+const NEUTRAL: [&str; 6] = [
+    "capacity",
+    "gpus",
+    "nodes",
+    "micro-batches",
+    "params",
+    "active-params",
+];
+/// Readouts of a selection, not of a plan (3d's selected rank): left out.
+const NOT_COMPARED: &str = "rank-";
 
 /// One row: a readout in both plans and how B differs from A.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,7 +64,10 @@ fn difference(a: &ReadoutData, b: &ReadoutData) -> String {
         if a.value == 0.0 {
             text
         } else {
-            format!("{text}, {sign}{:.0}%", (delta / a.value * 100.0).abs())
+            match (delta / a.value * 100.0).abs() {
+                share if share < 1.0 => format!("{text}, under 1%"),
+                share => format!("{text}, {sign}{share:.0}%"),
+            }
         }
     };
     match a.unit {
@@ -72,6 +84,7 @@ fn difference(a: &ReadoutData, b: &ReadoutData) -> String {
 pub fn rows(a: Vec<ReadoutData>, b: Vec<ReadoutData>) -> Vec<Row> {
     a.into_iter()
         .zip(b)
+        .filter(|(a, _)| !a.id.starts_with(NOT_COMPARED))
         .map(|(a, b)| {
             let b = b.of_plan_b();
             let mark = if a.value == b.value {
@@ -161,6 +174,11 @@ mod tests {
             ("−70.0 GB, −50%", Mark::Better)
         );
         assert_eq!(found[0].b.key(), "b.state-per-gpu");
+        let tiny = rows(
+            vec![bytes("weights", 140e9)],
+            vec![bytes("weights", 140e9 - 111e3)],
+        );
+        assert_eq!(tiny[0].change, "−111 KB, under 1%");
         assert_eq!(
             (found[1].change.as_str(), found[1].mark),
             ("+8, +100%", Mark::Different)

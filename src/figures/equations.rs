@@ -7,7 +7,7 @@ use crate::model::compute::{matmul_params, FlopCount};
 use crate::model::memory::{BytesPerParam, ZeroStage};
 use crate::model::pipeline::Schedule;
 use crate::model::scenario::Scenario;
-use crate::model::units::group_thousands;
+use crate::model::units::{counted, group_thousands};
 use crate::widgets::{num, Equation, Piece, ReadoutData};
 
 /// A variable tied to a control key or readout id.
@@ -74,7 +74,8 @@ pub fn state(
     values.push(Piece::Unit("B"));
     Equation {
         words: format!(
-            "Training state per GPU, M, equals {whole} bytes a parameter kept whole plus {sharded} bytes sharded over {n} GPUs, times the parameters: {}",
+            "Training state per GPU, M, equals {whole} bytes a parameter kept whole plus {sharded} bytes sharded over {}, times the parameters: {}",
+            counted(f64::from(n), "GPU", "GPUs"),
             result.text
         ),
         left: vec![var("M", result.id)],
@@ -92,9 +93,18 @@ pub fn state(
 pub fn per_token(scenario: &Scenario) -> (Vec<Piece>, Vec<Piece>) {
     let arch = scenario.arch();
     match scenario.flop {
+        // A mixture of experts: the parameters a token uses.
         FlopCount::SixNd => (
-            vec![num(6), Piece::Op("×"), var("Ψ", "model")],
-            vec![num(6), Piece::Op("×"), Piece::Sci(scenario.params())],
+            vec![
+                num(6),
+                Piece::Op("×"),
+                Piece::Var("Ψ", if arch.experts > 1 { "active" } else { "" }, "model"),
+            ],
+            vec![
+                num(6),
+                Piece::Op("×"),
+                Piece::Sci(scenario.params() * arch.active_share()),
+            ],
         ),
         FlopCount::SixNdAttention => {
             let times = || Piece::Op("×");
@@ -187,6 +197,42 @@ pub fn bubble(schedule: Schedule, p: u32, m: u32, v: u32, readout: &ReadoutData)
         rows: vec![
             vec![bubble_fraction(schedule, p, m, v, false)],
             vec![bubble_fraction(schedule, p, m, v, true)],
+            result(readout),
+        ],
+    }
+}
+
+/// One GPU's state of a mixture of experts: its dense slice sharded over
+/// `n_dense` GPUs and its experts over `n_experts` (d·cp and d·cp/ep).
+pub fn state_split(
+    bytes: BytesPerParam,
+    stage: ZeroStage,
+    (n_dense, n_experts): (u32, u32),
+    (psi_dense, psi_experts): (f64, f64),
+    readout: &ReadoutData,
+) -> Equation {
+    let (whole, sharded) = whole_and_sharded(bytes, stage);
+    let term = |n: Piece, psi: Piece| per_parameter(whole, sharded, n, vec![psi]);
+    Equation {
+        words: format!(
+            "Training state per GPU, M: the dense parameters sharded over {n_dense} GPUs plus the experts sharded over {n_experts}: {}",
+            readout.text
+        ),
+        left: vec![var("M", readout.id)],
+        rows: vec![
+            [
+                term(Piece::Var("n", "dense", "gpus"), Piece::Var("Ψ", "dense", "model")),
+                vec![Piece::Op("+")],
+                term(Piece::Var("n", "experts", "ep"), Piece::Var("Ψ", "experts", "experts")),
+            ]
+            .concat(),
+            [
+                term(num(n_dense), Piece::Sci(psi_dense)),
+                vec![Piece::Op("+")],
+                term(num(n_experts), Piece::Sci(psi_experts)),
+                vec![Piece::Unit("B")],
+            ]
+            .concat(),
             result(readout),
         ],
     }

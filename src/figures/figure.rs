@@ -16,7 +16,9 @@ use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::Bytes;
-use crate::widgets::{use_tie, Equation, Equations, InWords, ReadoutData, ReadoutPanel, Unit};
+use crate::widgets::{
+    use_tie, Equation, Equations, InWords, ReadoutData, ReadoutPanel, Symbol, Unit,
+};
 
 /// A figure's parameters: everything it needs to read the URL, compute and draw.
 pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -39,6 +41,9 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
 
     /// The "In words" sentence.
     fn summary(data: &Self::Data) -> String;
+
+    /// The letters of [`Params::equations`] a reader may not know, explained under them.
+    const SYMBOLS: &'static [Symbol] = &[];
 
     /// The governing equations with the current values, each ending in a readout's value.
     fn equations(_data: &Self::Data) -> Vec<Equation> {
@@ -63,6 +68,7 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
             Self::diagram(params, data),
             Memo::new(move |_| data.with(Self::panel)).into(),
             Memo::new(move |_| data.with(Self::equations)).into(),
+            Self::SYMBOLS,
             Signal::derive(move || data.with(Self::summary)),
             Self::after(params, data),
         )
@@ -114,13 +120,14 @@ pub fn standard_body(
     diagram: AnyView,
     panel: Signal<Vec<ReadoutData>>,
     equations: Signal<Vec<Equation>>,
+    symbols: &'static [Symbol],
     summary: Signal<String>,
     after: Option<AnyView>,
 ) -> AnyView {
     view! {
         {diagram}
         <ReadoutPanel readouts=panel/>
-        <Equations equations=equations/>
+        <Equations equations=equations symbols=symbols/>
         <InWords text=summary/>
         {after}
     }
@@ -497,6 +504,7 @@ fn CompareTable(#[prop(into)] rows: Signal<Vec<compare::Row>>) -> impl IntoView 
         }
     };
     view! {
+        <div class="compare__scroll" tabindex="0" role="region" aria-label="Plan A beside plan B">
         <table class="compare__table">
             <thead>
                 <tr><th scope="col">"Readout"</th><th scope="col">"Plan A"</th><th scope="col">"Plan B"</th><th scope="col">"B against A"</th></tr>
@@ -508,11 +516,12 @@ fn CompareTable(#[prop(into)] rows: Signal<Vec<compare::Row>>) -> impl IntoView 
                         {cell(Signal::derive(move || row.with(|r| r.a.clone())))}
                         {cell(Signal::derive(move || row.with(|r| r.b.clone())))}
                         <td class="compare__change">
-                            {move || row.with(|r| if r.change.is_empty() { "same".to_string() } else if r.mark.word().is_empty() { r.change.clone() } else { format!("{} ({})", r.change, r.mark.word()) })}
+                            {move || row.with(|r| if r.change.is_empty() { "same".to_string() } else if r.mark.word().is_empty() { r.change.clone() } else { format!("{}: {}", r.mark.word(), r.change) })}
                         </td>
                     </tr>
                 })}
             </tbody>
         </table>
+        </div>
     }
 }

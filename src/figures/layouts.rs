@@ -90,8 +90,13 @@ fn settings(plan: &Plan) -> String {
         Recompute::Selective => "selective recomputation",
         Recompute::Full => "full recomputation",
     };
+    let sequence = if plan.activations.sequence_parallel {
+        ", sequence parallel"
+    } else {
+        ""
+    };
     format!(
-        "{}, micro-batch {}, {recompute}, {schedule}",
+        "{}, micro-batch {}, {recompute}{sequence}, {schedule}",
         plan.stage.label(),
         plan.activations.micro_batch
     )
@@ -109,7 +114,7 @@ pub fn search_data(base: &Plan) -> SearchData {
             memory: format!(
                 "{} of {}",
                 found.estimate.total,
-                found.plan.capacity.capacity_text()
+                found.plan.capacity.capacity_in_gb()
             ),
             step: Seconds(found.step()),
             plan: found.plan,
@@ -226,7 +231,12 @@ pub fn LayoutTable(
                         <span class="layouts__degrees">{move || row.with(|r| r.degrees.clone())}</span>
                         <span class="layouts__settings">{move || row.with(|r| r.settings.clone())}</span>
                         <span class="layouts__numbers">{move || row.with(|r| format!("{} a step; {}", r.step, r.memory))}</span>
-                        <button type="button" class="button" on:click=move |_| apply.run(row.with_untracked(|r| r.plan))>"Use"</button>
+                        <button
+                            type="button"
+                            class="button"
+                            aria-label=move || row.with(|r| format!("Use {}", r.degrees))
+                            on:click=move |_| apply.run(row.with_untracked(|r| r.plan))
+                        >"Use"</button>
                     </li>
                 })}
             </ol>

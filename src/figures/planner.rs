@@ -27,9 +27,9 @@ use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MOD
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, TOP_K};
 use crate::model::units::{
-    counted, group_thousands, trimmed, ByteUnit, Bytes, BytesPerSecond, Count, Fraction, Seconds,
+    counted, group_thousands, trimmed, Bytes, BytesPerSecond, Count, Fraction, Seconds,
 };
-use crate::widgets::{num, Equation, Piece, Prediction, ReadoutData, Unit};
+use crate::widgets::{num, Equation, Piece, Prediction, ReadoutData, Symbol, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PlannerParams>(
     About {
@@ -307,16 +307,19 @@ fn describe(fix: Fix, plan: &Plan) -> String {
     }
 }
 
+/// A parameter count written as readers know it, `46.7B`, with its exact value kept.
+fn in_billions(readout: ReadoutData) -> ReadoutData {
+    ReadoutData {
+        text: Count(readout.value).to_string(),
+        ..readout
+    }
+}
+
 /// Both verdicts in words, with the smallest single changes that fit.
 fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
-    let capacity = plan.capacity.capacity_text();
-    // Amounts in the unit the capacity is exact in: "70.0 GiB of 80 GiB", never "GB of GiB".
-    let unit = if capacity.ends_with("GiB") {
-        ByteUnit::Binary
-    } else {
-        ByteUnit::Decimal
-    };
-    let amount = |bytes: Bytes| bytes.in_unit(unit);
+    // Amounts in GB, as the readouts write them, against the memory in GB too: "85.9 GB (80 GiB)".
+    let capacity = plan.capacity.capacity_in_gb();
+    let amount = |bytes: Bytes| bytes.to_string();
     let (state, total) = (amount(estimate.state.total()), amount(estimate.total));
     match plan.problem() {
         Some(LayoutProblem::ShortOfGpus(short)) => {
@@ -460,7 +463,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         ],
         plan.capacity,
     );
-    let capacity = plan.capacity.capacity_text();
+    let capacity = plan.capacity.capacity_in_gb();
     let verdict = verdict(&plan, &estimate);
     let timing = timing(params, &plan, &estimate);
     let group = plan.tensor.max(1) * plan.pipeline.max(1);
@@ -591,8 +594,12 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "With its communication (what does not overlap), a step takes {}; the step time above counts arithmetic and bubble only.",
             Seconds(estimate.breakdown.total())
         ),
-        params: ReadoutData::count("params", "Parameters", plan.params),
-        active_params: ReadoutData::count("active-params", "Parameters a token uses", plan.params * plan.arch.active_share()),
+        params: in_billions(ReadoutData::count("params", "Parameters", plan.params)),
+        active_params: in_billions(ReadoutData::count(
+            "active-params",
+            "Parameters a token uses",
+            plan.params * plan.arch.active_share(),
+        )),
         all_to_all: ReadoutData::bytes("all-to-all-per-step", "Experts' all-to-all per GPU, per step", estimate.all_to_all)
             .with_note(format!("{} over its link", estimate.all_to_all.over(plan.links.for_span(plan.tensor * plan.context * plan.experts)))),
         cp_traffic: ReadoutData::bytes("cp-traffic-per-step", "Context ring per GPU, per step", estimate.context_traffic)
@@ -614,10 +621,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
 fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equation> {
     let (t, p) = (plan.tensor.max(1), plan.pipeline.max(1));
     let (first, last) = stage_params(plan.params, &plan.arch, t, p, plan.experts);
-    let setup = ActivationSetup {
-        tensor_parallel: t,
-        ..plan.activations
-    };
+    let setup = plan.activation_setup();
     let layers = layers_per_stage(plan.arch.layers, p);
     let flight = in_flight(plan.schedule, p, estimate.micro_batches, plan.chunks);
     let activations = d
@@ -652,14 +656,34 @@ fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equat
         symbol.extend([Piece::Op("+"), var("o", "")]);
         value.extend([Piece::Op("+"), bytes(output_layer(&plan.arch, &setup))]);
     }
-    let mut all = vec![equations::state(
-        plan.bytes,
-        plan.stage,
-        ("d", "gpus", estimate.data),
-        vec![Piece::Var("Ψ", "s", "model")],
-        vec![Piece::Sci(first.total().max(last.total()))],
-        &d.state_per_gpu,
-    )];
+    let (dense_shards, expert_shards) = plan.shards();
+    let loaded = if first.total() >= last.total() {
+        first
+    } else {
+        last
+    };
+    let mut all = vec![if plan.arch.experts > 1 {
+        equations::state_split(
+            plan.bytes,
+            plan.stage,
+            (dense_shards, expert_shards),
+            (loaded.dense, loaded.experts),
+            &d.state_per_gpu,
+        )
+    } else {
+        equations::state(
+            plan.bytes,
+            plan.stage,
+            if plan.context > 1 {
+                ("d·cp", "cp", dense_shards)
+            } else {
+                ("d", "gpus", dense_shards)
+            },
+            vec![Piece::Var("Ψ", "s", "params")],
+            vec![Piece::Sci(loaded.total())],
+            &d.state_per_gpu,
+        )
+    }];
     if let Some(activations) = activations {
         all.push(Equation {
             words: format!(
@@ -709,6 +733,54 @@ fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equat
 
 impl Params for PlannerParams {
     type Data = PlannerData;
+
+    const SYMBOLS: &'static [Symbol] = &[
+        Symbol {
+            letter: "Ψ",
+            subscript: "s",
+            meaning: "parameters on the most loaded stage",
+        },
+        Symbol {
+            letter: "n",
+            subscript: "f",
+            meaning: "micro-batches in flight on the first stage",
+        },
+        Symbol {
+            letter: "L",
+            subscript: "s",
+            meaning: "layers on a stage",
+        },
+        Symbol {
+            letter: "a",
+            subscript: "",
+            meaning: "one layer's activations for a micro-batch",
+        },
+        Symbol {
+            letter: "e",
+            subscript: "",
+            meaning: "the embedding's activations for a micro-batch",
+        },
+        Symbol {
+            letter: "o",
+            subscript: "",
+            meaning: "the output layer's activations and fp32 logits",
+        },
+        Symbol {
+            letter: "C",
+            subscript: "step",
+            meaning: "a step's FLOP",
+        },
+        Symbol {
+            letter: "X",
+            subscript: "",
+            meaning: "the rate a GPU sustains",
+        },
+        Symbol {
+            letter: "b",
+            subscript: "",
+            meaning: "the bubble",
+        },
+    ];
 
     const TABLE: &'static [Param<Self>] = &[
         Param::<Self>::number(
@@ -806,6 +878,7 @@ impl Params for PlannerParams {
             _ = p.scenario.set_arch_field("top-k", v)
         })
         .text_box()
+        .limited_by(|p| f64::from(p.scenario.arch().experts))
         .shown_when(|p| p.scenario.arch().experts > 1)
         .shared(),
         Param::<Self>::number("Expert parallel", EXPERT_PARALLEL, |p| f64::from(p.experts_parallel), |p, v| {

@@ -127,8 +127,11 @@ pub struct Cell {
 pub struct ThreeDData {
     /// Column headings: stage and its layers.
     pub stages: Vec<String>,
-    /// Drawn replica rows (at most `ROWS_DRAWN`), each a row of cells.
+    /// Drawn replica rows (at most `ROWS_DRAWN`), each a row of cells, and each row's replica.
     pub rows: Vec<Vec<Cell>>,
+    pub replicas: Vec<u32>,
+    /// The selected rank's tensor index, marked inside its group.
+    pub selected_tp: u32,
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
@@ -160,21 +163,31 @@ fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
     );
     let node = |rank: u32| rank / gpus_per_node.max(1);
     let span = |ranks: &[u32]| {
-        let (low, high) = (
-            ranks.iter().min().copied().unwrap_or(0),
-            ranks.iter().max().copied().unwrap_or(0),
-        );
-        if node(low) == node(high) {
-            format!("inside node {}: NVLink", node(low))
-        } else {
-            format!("across nodes {} to {}: the network", node(low), node(high))
+        let mut nodes: Vec<u32> = ranks.iter().map(|&r| node(r)).collect();
+        nodes.dedup();
+        match nodes.as_slice() {
+            [one] => format!("inside node {one}: NVLink"),
+            few if few.len() <= 8 => {
+                let names: Vec<String> = few.iter().map(u32::to_string).collect();
+                let (last, rest) = names
+                    .split_last()
+                    .map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+                format!("across nodes {} and {last}: the network", rest.join(", "))
+            }
+            many => format!(
+                "across {} nodes, {} to {}: the network",
+                many.len(),
+                many.first().copied().unwrap_or(0),
+                many.last().copied().unwrap_or(0)
+            ),
         }
     };
     let pipeline: Vec<u32> = (0..p).map(|stage| layout.rank(tp, dp, stage)).collect();
     let data: Vec<u32> = (0..d).map(|replica| layout.rank(tp, replica, pp)).collect();
     format!(
-        "Rank {rank} (node {}) is tensor index {tp} of replica {dp} on stage {pp}. Its tensor group of {t} (ranks {} to {}) \
-         talks {}; its pipeline group of {p} {}; its data-parallel group of {d} {}.",
+        "Rank {rank} (node {}) is tensor index {tp} of replica {dp} on stage {pp}, marked in its group. Its tensor group of \
+         {t} (ranks {} to {}, outlined solid) talks {}; its pipeline group of {p} (its row, dashed) {}; its data-parallel \
+         group of {d} (its column, dotted) {}.",
         node(rank),
         layout.rank(0, dp, pp),
         layout.rank(t - 1, dp, pp),
@@ -214,8 +227,15 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
             )
         })
         .collect();
-    let rows = (0..d.min(ROWS_DRAWN))
-        .map(|replica| {
+    // The first replicas, and the selected rank's in the last row when it is further down.
+    let (selected_tp, selected_replica, _) = layout.coordinates(params.rank);
+    let mut replicas: Vec<u32> = (0..d.min(ROWS_DRAWN)).collect();
+    if selected_replica >= ROWS_DRAWN {
+        replicas[ROWS_DRAWN as usize - 1] = selected_replica;
+    }
+    let rows = replicas
+        .iter()
+        .map(|&replica| {
             (0..p)
                 .map(|stage| Cell {
                     node: layout.node_of(replica, stage, gpu.gpus_per_node),
@@ -247,6 +267,8 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         stages,
         rows,
         hidden_rows,
+        replicas,
+        selected_tp,
         tensor: t,
         equations: Vec::new(),
         caption: format!(
@@ -445,7 +467,17 @@ impl Params for ThreeDParams {
             })
         };
         // The grid depends on the layout alone: rebuilt when it changes, not on every input.
-        let grid = Memo::new(move |_| data.with(|d| (d.tensor, d.stages.clone(), d.rows.clone())));
+        let grid = Memo::new(move |_| {
+            data.with(|d| {
+                (
+                    d.tensor,
+                    d.stages.clone(),
+                    d.rows.clone(),
+                    d.replicas.clone(),
+                )
+            })
+        });
+        let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
         view! {
             <div class="figure__diagram fig-3d">
                 <p class="fig-3d__caption">{move || data.with(|d| d.caption.clone())}</p>
@@ -454,14 +486,13 @@ impl Params for ThreeDParams {
                         <thead>
                             <tr>
                                 <th scope="col"><span class="visually-hidden">"Replica"</span></th>
-                                {move || grid.with(|(_, stages, _)| stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
+                                {move || grid.with(|(_, stages, _, _)| stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
                             </tr>
                         </thead>
                         <tbody>
-                            {move || grid.with(|(tensor, _, rows)| {
+                            {move || grid.with(|(tensor, _, rows, replicas)| {
                                 let tensor = *tensor;
-                                rows.iter().enumerate().map(|(replica, row)| {
-                                    let replica = replica as u32;
+                                rows.iter().zip(replicas).map(|(row, &replica)| {
                                     view! {
                                         <tr>
                                             <th scope="row">{format!("DP {replica}")}</th>
@@ -481,7 +512,9 @@ impl Params for ThreeDParams {
                                                             on:click=move |_| select(replica, stage)
                                                         >
                                                             <span class="fig-3d__gpus" aria-hidden="true">
-                                                                {(0..tensor).map(|_| view! { <span class="fig-3d__gpu"></span> }).collect_view()}
+                                                                {(0..tensor).map(|tp| view! {
+                                                                    <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
+                                                                }).collect_view()}
                                                             </span>
                                                             <span class="fig-3d__node">{format!("node {}", cell.node)}</span>
                                                         </button>

@@ -227,6 +227,24 @@ impl Plan {
         self.activations.micro_batch.max(1.0).min(share)
     }
 
+    /// The activations as one GPU keeps them: its t, the micro-batch as run,
+    /// and its 1/cp of the sequence.
+    pub fn activation_setup(&self) -> ActivationSetup {
+        ActivationSetup {
+            tensor_parallel: self.tensor.max(1),
+            micro_batch: self.micro_batch(),
+            seq: self.activations.seq / f64::from(self.context.max(1)),
+            ..self.activations
+        }
+    }
+
+    /// GPUs holding the same dense slice, over which ZeRO shards it (d·cp),
+    /// and the same experts (d·cp/ep).
+    pub fn shards(&self) -> (u32, u32) {
+        let replicas = self.data_parallel() * self.context.max(1);
+        (replicas, (replicas / self.experts.max(1)).max(1))
+    }
+
     /// Micro-batches each pipeline runs a step: B/(d·b), at least 1, as the schedule runs them.
     pub fn micro_batches(&self) -> u32 {
         let per_pipeline = self.batch / f64::from(self.data_parallel()) / self.micro_batch();
@@ -253,17 +271,10 @@ impl Plan {
         };
         // ZeRO shards each slice over the GPUs holding the same one: d·cp
         // for the dense part, d·cp/ep for the experts.
-        let replicas = d * cp;
-        let expert_replicas = (replicas / ep).max(1);
+        let (replicas, expert_replicas) = self.shards();
         let state = TrainingState::zero(loaded.dense, self.bytes, self.stage, replicas)
             + TrainingState::zero(loaded.experts, self.bytes, self.stage, expert_replicas);
-        let setup = ActivationSetup {
-            tensor_parallel: t,
-            micro_batch: self.micro_batch(),
-            // Each context-parallel GPU keeps its 1/cp of the sequence.
-            seq: self.activations.seq / f64::from(cp),
-            ..self.activations
-        };
+        let setup = self.activation_setup();
         let m = self.micro_batches();
         let activations = first_stage(&self.arch, &setup, p, self.schedule, m, self.chunks);
         let total = state.total() + activations;

@@ -194,7 +194,7 @@ impl Scenario {
             Some(model) => (model.params(), None),
             None => (defaults.params(), defaults.params_override),
         };
-        Self {
+        let scenario = Self {
             model,
             arch_overrides,
             params_override: PARAMS
@@ -213,6 +213,26 @@ impl Scenario {
             tokens: TOKENS.read(query, defaults.tokens, notices),
             batch: BATCH.read(query, defaults.batch, notices),
             bytes_per_param: read_bytes_per_param(query, defaults.bytes_per_param, notices),
+        };
+        scenario.note_top_k_beyond_experts(notices);
+        scenario
+    }
+
+    /// A token cannot use more experts than its layer has: [`Scenario::arch`]
+    /// uses them all, and the reader is told.
+    fn note_top_k_beyond_experts(&self, notices: &mut Vec<Notice>) {
+        let asked = self
+            .arch_overrides
+            .iter()
+            .find(|(key, _)| *key == TOP_K.key);
+        let experts = self.arch().experts;
+        if let Some(&(_, top_k)) = asked.filter(|(_, top_k)| *top_k > experts) {
+            notices.push(Notice {
+                key: TOP_K.key.to_string(),
+                message: format!(
+                    "A token cannot use {top_k} experts when each layer has {experts}; using all {experts}."
+                ),
+            });
         }
     }
 
@@ -305,6 +325,7 @@ impl Scenario {
             arch.kv_heads = arch.heads;
         }
         arch.kv_heads = arch.kv_heads.min(arch.heads);
+        arch.top_k = arch.top_k.min(arch.experts);
         arch
     }
 
@@ -413,6 +434,18 @@ mod tests {
         scenario.write(&mut pairs);
         let (again, _) = read(&super::super::query::to_search(&pairs));
         assert_eq!(again, scenario);
+    }
+
+    #[test]
+    fn a_token_uses_at_most_every_expert() {
+        // Mixtral 8x7B: 8 experts a layer, 2 a token (Jiang et al. 2024).
+        let (mixtral, notices) = read("?model=mixtral-8x7b&top-k=12");
+        assert_eq!(mixtral.arch().top_k, 8);
+        assert_eq!(notices.len(), 1);
+        assert_eq!(notices[0].key, "top-k");
+        let (dense, notices) = read("?model=mixtral-8x7b&experts=1");
+        assert_eq!((dense.arch().experts, dense.arch().top_k), (1, 1));
+        assert!(notices.is_empty(), "{notices:?}");
     }
 
     #[test]

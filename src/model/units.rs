@@ -92,6 +92,18 @@ impl Bytes {
         }
     }
 
+    /// A GPU's memory beside amounts in GB: `80 GB`, or for a device that
+    /// reports binary units `85.9 GB (80 GiB)`, so that totals in GB compare
+    /// with it at a glance.
+    pub fn capacity_in_gb(self) -> String {
+        let exact = self.capacity_text();
+        if exact.ends_with("GiB") {
+            format!("{self} ({exact})")
+        } else {
+            exact
+        }
+    }
+
     /// How long these bytes take over a link.
     pub fn over(self, link: BytesPerSecond) -> Seconds {
         Seconds(self.0 / link.0)
@@ -349,6 +361,11 @@ mod tests {
         // An A100's 81,920 MiB and an H200's 143,771 MiB, as nvidia-smi reports them.
         assert_eq!(Bytes(81_920.0 * 1_048_576.0).capacity_text(), "80 GiB");
         assert_eq!(Bytes(143_771.0 * 1_048_576.0).capacity_text(), "140.4 GiB");
+        assert_eq!(
+            Bytes(80.0 * 1_073_741_824.0).capacity_in_gb(),
+            "85.9 GB (80 GiB)"
+        );
+        assert_eq!(Bytes(80e9).capacity_in_gb(), "80 GB");
         assert_eq!(Bytes(2.5e3).in_unit(ByteUnit::Decimal), "2.5 KB");
     }
 

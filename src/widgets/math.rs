@@ -48,6 +48,15 @@ pub fn num(value: impl ToString) -> Piece {
     Piece::Num(value.to_string())
 }
 
+/// What a letter in a figure's equations stands for, shown under them:
+/// `Ψ` with subscript `s`, "the parameters on the most loaded stage".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Symbol {
+    pub letter: &'static str,
+    pub subscript: &'static str,
+    pub meaning: &'static str,
+}
+
 /// One equation: rows of a derivation, and the same in words for screen readers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Equation {
@@ -202,6 +211,8 @@ pub fn Equations(
     /// The equations, with the current values.
     #[prop(into)]
     equations: Signal<Vec<Equation>>,
+    /// The letters a reader may not know, explained under the equations.
+    symbols: &'static [Symbol],
 ) -> impl IntoView {
     let tie = use_tie();
     let markup = move || {
@@ -212,7 +223,27 @@ pub fn Equations(
                 .collect::<String>()
         })
     };
-    view! { <div class="figure__equations" inner_html=markup></div> }
+    let legend = (!symbols.is_empty()).then(|| {
+        view! {
+            <p class="figure__symbols">
+                {symbols
+                    .iter()
+                    .map(|s| view! {
+                        <span class="figure__symbol">
+                            <i>{s.letter}</i>
+                            {(!s.subscript.is_empty()).then(|| view! { <sub>{s.subscript}</sub> })}
+                            ": "
+                            {s.meaning}
+                        </span>
+                    })
+                    .collect_view()}
+            </p>
+        }
+    });
+    view! {
+        <div class="figure__equations" inner_html=markup></div>
+        {legend}
+    }
 }
 
 #[cfg(test)]

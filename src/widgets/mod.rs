@@ -18,7 +18,7 @@ mod toggle;
 pub use chart::{
     draw_line_chart, AxisLabel, Canvas, LegendMark, LineChart, Palette, PlotCanvas, Series,
 };
-pub use math::{num, Equation, Equations, Piece};
+pub use math::{num, Equation, Equations, Piece, Symbol};
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};

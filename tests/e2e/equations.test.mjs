@@ -98,7 +98,7 @@ test('?fig=planner&b.stage=3 shows both plans: 1,120 GB and 140 GB', async () =>
   assert.equal(found['b.state-per-gpu'].text, '140.0 GB');
   assert.equal(found['b.state-per-gpu'].value, 140e9);
   assert.equal(await page.locator('.compare__bars .membar').count(), 2);
-  assert.match(await page.locator('tr:has([data-readout="b.state-per-gpu"]) .compare__change').textContent(), /−980\.0 GB, −88% \(better\)/);
+  assert.match(await page.locator('tr:has([data-readout="b.state-per-gpu"]) .compare__change').textContent(), /^better: −980\.0 GB, −88%$/);
   assert.deepEqual(errors, []);
   await close();
 });

@@ -99,7 +99,7 @@ test('the published runs are on the full page, each opening in the planner', asy
   await ready(page);
   const found = await readouts(page, '#planner');
   assert.equal(found['micro-batches'].value, 96);
-  assert.equal(found.capacity.text, '80 GiB');
+  assert.equal(found.capacity.text, '85.9 GB (80 GiB)');
   assert.deepEqual(errors, []);
   await close();
 });
@@ -141,7 +141,7 @@ test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click s
   let found = await readouts(page);
   // Megatron-LM's order, tensor fastest: 13 = 5 + 8 × (1 + 8 × 0).
   assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [5, 1, 0]);
-  assert.match(await page.locator('.fig-3d__rank').textContent(), /tensor group of 8 .* inside node 1: NVLink; its pipeline group of 4 talks across nodes .*: the network/);
+  assert.match(await page.locator('.fig-3d__rank').textContent(), /tensor group of 8 \(ranks 8 to 15, .*\) talks inside node 1: NVLink; its pipeline group of 4 \(.*\) talks across nodes 1, 9, 17 and 25: the network; its data-parallel group of 8 \(.*\) talks across nodes 0, 1, 2, 3, 4, 5, 6 and 7: the network/);
   assert.equal(await page.locator('.fig-3d__group--selected').count(), 1);
   assert.equal(await page.locator('.fig-3d__group--pipeline').count(), 3, 'the other stages of its replica');
   // Replica 2, stage 3, keeping tensor index 5: 5 + 8 × (2 + 8 × 3) = 213.
