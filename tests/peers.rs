@@ -92,6 +92,22 @@ fn within(ours: f64, theirs: f64, share: f64, what: &str) {
     );
 }
 
+/// The planner's state and activations for `query` within 2% of Megatron-LM's report.
+fn agrees_with_megatron(query: &str, theirs: &Args) {
+    within(
+        planner(query, "state-per-gpu"),
+        theirs.weights_and_optimizer(),
+        0.02,
+        "state",
+    );
+    within(
+        planner(query, "activations"),
+        theirs.activations(),
+        0.02,
+        "activations",
+    );
+}
+
 /// GPT-3 175B as Megatron-LM's example script shapes it.
 fn gpt3(
     tensor: f64,
@@ -145,18 +161,7 @@ fn gpt3_on_1024_gpus() {
 fn gpt3_with_fewer_micro_batches_than_stages() {
     let query = format!("model=gpt3-175b&gpus=64&tp=8&pp=8&batch=4&{MEGATRON}");
     let theirs = gpt3(8.0, 8.0, 1.0, 4.0, None);
-    within(
-        planner(&query, "state-per-gpu"),
-        theirs.weights_and_optimizer(),
-        0.02,
-        "state",
-    );
-    within(
-        planner(&query, "activations"),
-        theirs.activations(),
-        0.02,
-        "activations",
-    );
+    agrees_with_megatron(&query, &theirs);
 }
 
 /// The interleaved schedule with 3 chunks a GPU: 1 + 7/24 more activations.
@@ -166,18 +171,7 @@ fn gpt3_interleaved() {
         "model=gpt3-175b&gpus=1024&tp=8&pp=8&batch=1536&schedule=interleaved&chunks=3&{MEGATRON}"
     );
     let theirs = gpt3(8.0, 8.0, 16.0, 96.0, Some(3.0));
-    within(
-        planner(&query, "state-per-gpu"),
-        theirs.weights_and_optimizer(),
-        0.02,
-        "state",
-    );
-    within(
-        planner(&query, "activations"),
-        theirs.activations(),
-        0.02,
-        "activations",
-    );
+    agrees_with_megatron(&query, &theirs);
 }
 
 /// One stage: the output layer's inputs and logits are on the same GPU.
@@ -193,18 +187,7 @@ fn one_stage_holds_the_output_layer() {
         ffn: 24576.0,
         ..gpt3(8.0, 1.0, 32.0, 32.0, None)
     };
-    within(
-        planner(&query, "state-per-gpu"),
-        theirs.weights_and_optimizer(),
-        0.02,
-        "state",
-    );
-    within(
-        planner(&query, "activations"),
-        theirs.activations(),
-        0.02,
-        "activations",
-    );
+    agrees_with_megatron(&query, &theirs);
 }
 
 /// Where we knowingly differ: for a gated MLP (Llama 2 70B, SwiGLU, ffn
