@@ -241,7 +241,8 @@ pub fn Equations(
         }
     });
     view! {
-        <div class="figure__equations" inner_html=markup></div>
+        // A long equation scrolls sideways on a phone; keyboard users scroll it once it has focus.
+        <div class="figure__equations" tabindex="0" role="group" aria-label="Equations" inner_html=markup></div>
         {legend}
     }
 }
