@@ -194,7 +194,7 @@ impl Scenario {
             Some(model) => (model.params(), None),
             None => (defaults.params(), defaults.params_override),
         };
-        let scenario = Self {
+        let mut scenario = Self {
             model,
             arch_overrides,
             params_override: PARAMS
@@ -214,26 +214,33 @@ impl Scenario {
             batch: BATCH.read(query, defaults.batch, notices),
             bytes_per_param: read_bytes_per_param(query, defaults.bytes_per_param, notices),
         };
-        scenario.note_top_k_beyond_experts(notices);
+        scenario.limit_top_k_to_experts(notices);
         scenario
     }
 
-    /// A token cannot use more experts than its layer has: [`Scenario::arch`]
-    /// uses them all, and the reader is told.
-    fn note_top_k_beyond_experts(&self, notices: &mut Vec<Notice>) {
-        let asked = self
-            .arch_overrides
-            .iter()
-            .find(|(key, _)| *key == TOP_K.key);
+    /// A token cannot use more experts than its layer has: an asked top-k
+    /// beyond them becomes all of them, the reader is told, and the scenario
+    /// keeps the value it uses (so its URL reads back without the notice).
+    fn limit_top_k_to_experts(&mut self, notices: &mut Vec<Notice>) {
         let experts = self.arch().experts;
-        if let Some(&(_, top_k)) = asked.filter(|(_, top_k)| *top_k > experts) {
-            notices.push(Notice {
-                key: TOP_K.key.to_string(),
-                message: format!(
-                    "A token cannot use {top_k} experts when each layer has {experts}; using all {experts}."
-                ),
-            });
-        }
+        let Some(asked) = self
+            .arch_overrides
+            .iter_mut()
+            .find(|(key, value)| *key == TOP_K.key && *value > experts)
+        else {
+            return;
+        };
+        notices.push(Notice {
+            key: TOP_K.key.to_string(),
+            message: format!(
+                "A token cannot use {} experts when each layer has {experts}; using all {experts}.",
+                asked.1
+            ),
+        });
+        asked.1 = experts;
+        let model_top_k = self.model.arch.top_k;
+        self.arch_overrides
+            .retain(|(key, value)| *key != TOP_K.key || *value != model_top_k);
     }
 
     /// Appends the parameters that differ from the seeds' defaults.
@@ -443,6 +450,17 @@ mod tests {
         assert_eq!(mixtral.arch().top_k, 8);
         assert_eq!(notices.len(), 1);
         assert_eq!(notices[0].key, "top-k");
+        // Its URL says what it uses, so it reads back with no notice (found by fuzzing).
+        let mut pairs = Vec::new();
+        mixtral.write(&mut pairs);
+        let (again, notices) = read(&super::super::query::to_search(&pairs));
+        assert!(notices.is_empty(), "{pairs:?}: {notices:?}");
+        assert_eq!((again.arch().top_k, again), (8, mixtral));
+        let (dense, notices) = read("?top-k=16");
+        assert_eq!((dense.arch().top_k, notices.len()), (1, 1));
+        let mut pairs = Vec::new();
+        dense.write(&mut pairs);
+        assert!(pairs.iter().all(|(key, _)| key != "top-k"), "{pairs:?}");
         let (dense, notices) = read("?model=mixtral-8x7b&experts=1");
         assert_eq!((dense.arch().experts, dense.arch().top_k), (1, 1));
         assert!(notices.is_empty(), "{notices:?}");
