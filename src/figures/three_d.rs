@@ -466,17 +466,26 @@ impl Params for ThreeDParams {
                 p.rank = p.layout.rank(tp, replica, stage);
             })
         };
-        // The grid depends on the layout alone: rebuilt when it changes, not on every input.
+        // The grid's shape: rebuilt when it changes, not when only its node numbers do
+        // (a new data-parallel degree renumbers every node of a 96-cell grid).
         let grid = Memo::new(move |_| {
             data.with(|d| {
                 (
                     d.tensor,
                     d.stages.clone(),
-                    d.rows.clone(),
+                    d.rows.first().map_or(0, Vec::len),
                     d.replicas.clone(),
                 )
             })
         });
+        let node = move |row: usize, stage: usize| {
+            data.with(|d| {
+                d.rows
+                    .get(row)
+                    .and_then(|r| r.get(stage))
+                    .map_or(0, |c| c.node)
+            })
+        };
         let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
         view! {
             <div class="figure__diagram fig-3d">
@@ -490,14 +499,14 @@ impl Params for ThreeDParams {
                             </tr>
                         </thead>
                         <tbody>
-                            {move || grid.with(|(tensor, _, rows, replicas)| {
-                                let tensor = *tensor;
-                                rows.iter().zip(replicas).map(|(row, &replica)| {
+                            {move || grid.with(|(tensor, _, stage_count, replicas)| {
+                                let (tensor, stage_count) = (*tensor, *stage_count);
+                                replicas.iter().enumerate().map(|(row, &replica)| {
                                     view! {
                                         <tr>
                                             <th scope="row">{format!("DP {replica}")}</th>
-                                            {row.iter().enumerate().map(|(stage, cell)| {
-                                                let stage = stage as u32;
+                                            {(0..stage_count).map(|column| {
+                                                let stage = column as u32;
                                                 let is = move |which: fn((u32, u32), u32, u32) -> bool| selected.with(|s| which(*s, replica, stage));
                                                 view! {
                                                     <td>
@@ -508,7 +517,7 @@ impl Params for ThreeDParams {
                                                             class:fig-3d__group--pipeline=move || is(|s, r, p| s.0 == r && s.1 != p)
                                                             class:fig-3d__group--data=move || is(|s, r, p| s.1 == p && s.0 != r)
                                                             aria-pressed=move || is(|s, r, p| s == (r, p)).to_string()
-                                                            aria-label=format!("Replica {replica}, stage {stage}, node {}: select", cell.node)
+                                                            aria-label=move || format!("Replica {replica}, stage {stage}, node {}: select", node(row, column))
                                                             on:click=move |_| select(replica, stage)
                                                         >
                                                             <span class="fig-3d__gpus" aria-hidden="true">
@@ -516,7 +525,7 @@ impl Params for ThreeDParams {
                                                                     <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
                                                                 }).collect_view()}
                                                             </span>
-                                                            <span class="fig-3d__node">{format!("node {}", cell.node)}</span>
+                                                            <span class="fig-3d__node">{move || format!("node {}", node(row, column))}</span>
                                                         </button>
                                                     </td>
                                                 }
