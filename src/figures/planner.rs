@@ -20,9 +20,7 @@ use crate::model::choice::{options, Choice};
 use crate::model::comm::Links;
 use crate::model::memory::{fewest_gpus, fits, BytesPerParam, TrainingState, ZeroStage};
 use crate::model::pipeline::{layers_per_stage, Schedule};
-use crate::model::planner::{
-    fixes, stage_params, Fix, LayoutProblem, Plan, PlanEstimate, MAX_GPUS,
-};
+use crate::model::planner::{fixes, Fix, LayoutProblem, Plan, PlanEstimate, MAX_GPUS};
 use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MODELS};
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, TOP_K};
@@ -619,8 +617,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
 /// formula), its activations, n_f micro-batches of its L_s layers and the
 /// embedding's (and with one stage the output layer's), and the step time.
 fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equation> {
-    let (t, p) = (plan.tensor.max(1), plan.pipeline.max(1));
-    let (first, last) = stage_params(plan.params, &plan.arch, t, p, plan.experts);
+    let p = plan.pipeline.max(1);
     let setup = plan.activation_setup();
     let layers = layers_per_stage(plan.arch.layers, p);
     let flight = in_flight(plan.schedule, p, estimate.micro_batches, plan.chunks);
@@ -657,11 +654,7 @@ fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equat
         value.extend([Piece::Op("+"), bytes(output_layer(&plan.arch, &setup))]);
     }
     let (dense_shards, expert_shards) = plan.shards();
-    let loaded = if first.total() >= last.total() {
-        first
-    } else {
-        last
-    };
+    let loaded = plan.loaded_stage();
     let mut all = vec![if plan.arch.experts > 1 {
         equations::state_split(
             plan.bytes,

@@ -238,6 +238,23 @@ impl Plan {
         }
     }
 
+    /// Parameters on one GPU of the most loaded stage, the first or the last
+    /// (the embedding on one, the output layer on the other).
+    pub fn loaded_stage(&self) -> StageShare {
+        let (first, last) = stage_params(
+            self.params,
+            &self.arch,
+            self.tensor.max(1),
+            self.pipeline.max(1),
+            self.experts.max(1),
+        );
+        if first.total() >= last.total() {
+            first
+        } else {
+            last
+        }
+    }
+
     /// GPUs holding the same dense slice, over which ZeRO shards it (d·cp),
     /// and the same experts (d·cp/ep).
     pub fn shards(&self) -> (u32, u32) {
@@ -263,12 +280,7 @@ impl Plan {
             self.experts.max(1),
         );
         let d = self.data_parallel();
-        let (first, last) = stage_params(self.params, &self.arch, t, p, ep);
-        let loaded = if first.total() >= last.total() {
-            first
-        } else {
-            last
-        };
+        let loaded = self.loaded_stage();
         // ZeRO shards each slice over the GPUs holding the same one: d·cp
         // for the dense part, d·cp/ep for the experts.
         let (replicas, expert_replicas) = self.shards();
