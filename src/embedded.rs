@@ -56,7 +56,7 @@ pub fn Embedded(
     });
     let live = figures.with_value(|all| all[index].clone());
     // The GB/GiB toggle only where there are bytes to show.
-    let units = live.shows_bytes();
+    let units = figure.shows_bytes;
     view! {
         <main class="embed" data-figure=slug node_ref=main>
             <Notices notices=notices/>

@@ -45,30 +45,44 @@ pub fn use_prefers_dark() -> Signal<bool> {
     use_media_query("(prefers-color-scheme: dark)")
 }
 
-/// Calls `tick` every `period` until the owner is dropped.
-pub fn use_interval(period: Duration, tick: impl Fn() + 'static) {
-    if let Ok(handle) = set_interval_with_handle(tick, period) {
-        on_cleanup(move || handle.clear());
-    }
+/// Calls `tick` every `period` while `active` is true, until the owner is
+/// dropped: no timer runs while it is false.
+pub fn use_interval(period: Duration, active: Signal<bool>, tick: impl Fn() + Clone + 'static) {
+    let running = StoredValue::new_local(None::<IntervalHandle>);
+    let stop = move || running.update_value(|r| r.take().into_iter().for_each(|h| h.clear()));
+    Effect::new(move |_| {
+        if !active.get() {
+            stop();
+        } else if running.with_value(Option::is_none) {
+            running.set_value(set_interval_with_handle(tick.clone(), period).ok());
+        }
+    });
+    on_cleanup(stop);
 }
 
-/// An element's size in CSS pixels, from a `ResizeObserver` (so reading it
-/// never forces a layout); 0 × 0 until the element is mounted and measured.
-#[derive(Clone, Copy, Debug)]
-pub struct ElementSize {
-    pub width: Signal<f64>,
-    pub height: Signal<f64>,
+/// Whether the page is hidden (a background tab, a minimised window).
+/// Browsers slow their timers there but still run them: work that should
+/// wait asks this before it starts.
+pub fn page_hidden() -> bool {
+    document().hidden()
 }
 
-/// Whether the element `node` refers to has come within `margin` (a CSS
-/// length: "1000px") of the viewport; once true it stays true. Where the
-/// browser has no IntersectionObserver it is true at once.
-pub fn use_near_viewport<E>(node: NodeRef<E>, margin: &'static str) -> Signal<bool>
+/// Whether the element `node` refers to is within `margin` (a CSS length:
+/// "1000px"; "0px" for the viewport itself) of the viewport, following it
+/// as the reader scrolls (an `IntersectionObserver`; where the browser has
+/// none, true at once). Animations and experiments run only while it is
+/// (and not in a hidden tab: [`page_hidden`]).
+pub fn use_on_screen<E>(node: NodeRef<E>, margin: &'static str) -> Signal<bool>
 where
     E: leptos::html::ElementType,
     E::Output: JsCast + Clone + 'static,
 {
-    let near = RwSignal::new(false);
+    let in_view = RwSignal::new(false);
+    let seen = move |now: bool| {
+        if in_view.get_untracked() != now {
+            in_view.set(now);
+        }
+    };
     let observer = StoredValue::new_local(
         None::<(
             web_sys::IntersectionObserver,
@@ -77,13 +91,13 @@ where
     );
     node.on_load(move |element| {
         let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let seen = entries.iter().any(|entry| {
-                entry
-                    .dyn_into::<web_sys::IntersectionObserverEntry>()
-                    .is_ok_and(|e| e.is_intersecting())
-            });
-            if seen && !near.get_untracked() {
-                near.set(true);
+            // The last entry is the element's latest state.
+            if let Some(entry) = entries
+                .iter()
+                .filter_map(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+                .next_back()
+            {
+                seen(entry.is_intersecting());
             }
         });
         let options = web_sys::IntersectionObserverInit::new();
@@ -96,17 +110,7 @@ where
                 watch.observe(element.unchecked_ref());
                 observer.set_value(Some((watch, callback)));
             }
-            Err(_) => near.set(true),
-        }
-    });
-    // Once near, the figure stays built: the observer has nothing left to say.
-    Effect::new(move |_| {
-        if near.get() {
-            observer.update_value(|o| {
-                if let Some((watch, _)) = o.take() {
-                    watch.disconnect();
-                }
-            });
+            Err(_) => seen(true),
         }
     });
     on_cleanup(move || {
@@ -116,7 +120,26 @@ where
             }
         })
     });
-    near.into()
+    in_view.into()
+}
+
+/// Whether the element `node` refers to has come within `margin` of the
+/// viewport; once true it stays true.
+pub fn use_near_viewport<E>(node: NodeRef<E>, margin: &'static str) -> Signal<bool>
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    let seen = use_on_screen(node, margin);
+    Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || seen.get()).into()
+}
+
+/// An element's size in CSS pixels, from a `ResizeObserver` (so reading it
+/// never forces a layout); 0 × 0 until the element is mounted and measured.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementSize {
+    pub width: Signal<f64>,
+    pub height: Signal<f64>,
 }
 
 /// The size of the element `node` refers to, once it is mounted.

@@ -5,10 +5,14 @@
 // when the network fails. Only this origin's GET requests are touched.
 const CACHE = 'parallax';
 
-/** Every file index.html refers to: links, scripts and boot.js's data attributes. */
+/**
+ * Every file index.html refers to: links, scripts and boot.js's data
+ * attributes, quoted or not (the release build minifies the page).
+ */
 function assetsOf(html) {
   const found = new Set();
-  for (const [, url] of html.matchAll(/(?:href|src|data-parallax-(?:js|wasm))="([^"#?]+)"/g)) {
+  for (const [, quoted, bare] of html.matchAll(/(?:href|src|data-parallax-(?:js|wasm))=(?:"([^"#?]+)"|([^\s>"'#?]+))/g)) {
+    const url = quoted ?? bare;
     if (!/^[a-z]+:/i.test(url)) found.add(new URL(url, self.registration.scope).href);
   }
   return [...found];

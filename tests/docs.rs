@@ -261,3 +261,17 @@ fn every_example_is_a_clean_link() {
         assert!(notices.is_empty(), "{}: {notices:?}", figure.slug());
     }
 }
+
+/// The GB/GiB setting is offered with a figure exactly when one of its
+/// readouts is a byte count, at its defaults and at its example.
+#[test]
+fn shows_bytes_is_what_the_readouts_say() {
+    use parallax::widgets::Unit;
+    for figure in FIGURES {
+        for query in ["", &example_query(figure)] {
+            let readouts = (figure.native.readouts)(&Query::parse(query), &mut Vec::new());
+            let bytes = readouts.iter().any(|r| r.unit == Unit::Bytes);
+            assert_eq!(figure.shows_bytes, bytes, "{} at ?{query}", figure.slug());
+        }
+    }
+}

@@ -4,7 +4,9 @@
 
 use leptos::prelude::*;
 use parallax::model::units::Bytes;
-use parallax::widgets::{scoped, Readout, ReadoutData, Slider, Toggle};
+use parallax::widgets::{
+    num, scoped, Equation, Equations, Piece, Readout, ReadoutData, Slider, Toggle,
+};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{Event, HtmlElement, HtmlInputElement};
@@ -183,4 +185,79 @@ async fn toggles_in_two_figures_never_share_a_group_or_an_id() {
     label.click();
     tick().await;
     assert_eq!(picked.get_untracked(), [("tp", "network".to_string())]);
+}
+
+/// `M = 16 × Ψ` with Ψ and its result as values.
+fn state_equation(psi: f64, result: &str) -> Equation {
+    Equation {
+        words: format!("M equals 16 Psi: {result}"),
+        left: vec![Piece::Var("M", "", "training-state")],
+        rows: vec![
+            vec![num(16), Piece::Op("×"), Piece::Sci(psi)],
+            vec![Piece::Value(result.to_string(), "training-state")],
+        ],
+    }
+}
+
+/// A new value rewrites the texts of the numbers that changed, in the same
+/// elements (Llama 2 7B's 6.74 × 10⁹ to GPT-3's 1.75 × 10¹¹: 16 × Ψ bytes,
+/// 107.8 GB to 2.8 TB); a term that appears rebuilds the markup; pointing at
+/// a readout toggles a class on its symbol and result.
+#[wasm_bindgen_test]
+async fn equations_keep_their_elements_when_only_values_change() {
+    let root = container();
+    let equations = RwSignal::new(vec![state_equation(6.74e9, "107.8 GB")]);
+    let tie = RwSignal::new(None::<String>);
+    leptos::mount::mount_to(root.clone(), move || {
+        scoped("eq", move || {
+            let scope_tie = parallax::widgets::use_tie();
+            Effect::new(move |_| scope_tie.set(tie.get()));
+            view! { <Equations equations=equations symbols=&[]/> }
+        })
+    })
+    .forget();
+    tick().await;
+    let math = root.query_selector("math").unwrap().unwrap();
+    let result = root.query_selector("[data-result]").unwrap().unwrap();
+    assert_eq!(result.text_content().as_deref(), Some("107.8 GB"));
+    assert_eq!(
+        math.get_attribute("aria-label").as_deref(),
+        Some("M equals 16 Psi: 107.8 GB")
+    );
+
+    equations.set(vec![state_equation(1.75e11, "2.8 TB")]);
+    tick().await;
+    let same_math = root.query_selector("math").unwrap().unwrap();
+    assert!(
+        same_math.is_same_node(Some(&math)),
+        "the markup was rebuilt"
+    );
+    assert_eq!(result.text_content().as_deref(), Some("2.8 TB"));
+    assert!(math.text_content().unwrap().contains("1.75"));
+    assert_eq!(
+        math.get_attribute("aria-label").as_deref(),
+        Some("M equals 16 Psi: 2.8 TB")
+    );
+
+    tie.set(Some("training-state".to_string()));
+    tick().await;
+    assert_eq!(root.query_selector_all(".tied").unwrap().length(), 2);
+    tie.set(None);
+    tick().await;
+    assert_eq!(root.query_selector_all(".tied").unwrap().length(), 0);
+
+    // 150 has no power of ten: another shape, built anew.
+    equations.set(vec![state_equation(150.0, "2.4 KB")]);
+    tick().await;
+    let rebuilt = root.query_selector("math").unwrap().unwrap();
+    assert!(!rebuilt.is_same_node(Some(&math)));
+    assert!(rebuilt.query_selector("msup").unwrap().is_none());
+    assert_eq!(
+        root.query_selector("[data-result]")
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .as_deref(),
+        Some("2.4 KB")
+    );
 }

@@ -210,6 +210,9 @@ const PIPELINE: [Param<BubbleParams>; 4] = pipeline_params::<BubbleParams>();
 impl Params for BubbleParams {
     type Data = BubbleData;
 
+    /// Fractions and micro-batch counts: no byte count.
+    const SHOWS_BYTES: bool = false;
+
     const TABLE: &'static [Param<Self>] = &PIPELINE;
 
     fn data(&self) -> BubbleData {

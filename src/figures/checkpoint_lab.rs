@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 use super::equations::var;
 use super::figure::{About, Figure, Params, Part};
 use super::param::{whole, Param};
+use crate::hooks::{page_hidden, use_on_screen};
 use crate::model::checkpoint::{
     best_every, extra_compute, predicted_peak_tensors, predicted_recomputed, predicted_time,
     time_ratio, Network, Run, Stopwatch, TimeRatio, Timing, VALUE_BYTES,
@@ -425,6 +426,13 @@ const CHUNK_MS: f64 = 4.0;
 /// a network and run a chunk before the next frame.
 const SETTLE_MS: i32 = 120;
 
+/// The shortest time between two publications of measured points, in
+/// milliseconds: each redraws both charts and the readouts.
+const PUBLISH_MS: f64 = 300.0;
+
+/// How often an experiment paused off screen looks again, in milliseconds.
+const OFF_SCREEN_POLL_MS: i32 = 250;
+
 fn now() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }
@@ -451,17 +459,42 @@ fn clock_tick() -> f64 {
     }
 }
 
+/// What an experiment needs to know between chunks: whether it is still
+/// the current one, and whether its figure is on screen.
+struct Experiment {
+    generation: RwSignal<u32>,
+    started: u32,
+    on_screen: Signal<bool>,
+}
+
+/// Yields to the browser, then waits while the lab is off screen or its tab
+/// hidden (nothing runs there; the stopwatch is stopped between chunks, so
+/// waiting does not count). False once the parameters have changed: a newer
+/// experiment runs.
+async fn rest(experiment: &Experiment) -> bool {
+    yield_to_browser(0).await;
+    while (!experiment.on_screen.get_untracked() || page_hidden()) && experiment.is_current() {
+        yield_to_browser(OFF_SCREEN_POLL_MS).await;
+    }
+    experiment.is_current()
+}
+
+impl Experiment {
+    fn is_current(&self) -> bool {
+        self.generation.get_untracked() == self.started
+    }
+}
+
 /// Runs one interval in chunks, over and over until a [`Stopwatch`] with
 /// the clock's `tick` has timed the runs well enough: the first run (for
 /// what it measured) and the timing of one. `None` when the parameters
 /// changed meanwhile.
-async fn timed_runs(
-    net: &Network,
+async fn timed_runs<'n>(
+    net: &'n Network,
     every: usize,
     tick: f64,
-    generation: RwSignal<u32>,
-    started: u32,
-) -> Option<(Run<'_>, Timing)> {
+    experiment: &Experiment,
+) -> Option<(Run<'n>, Timing)> {
     let mut stopwatch = Stopwatch::new(tick);
     let mut first = None;
     let mut run = Run::new(net, every);
@@ -483,8 +516,7 @@ async fn timed_runs(
                 break;
             }
         }
-        yield_to_browser(0).await;
-        if generation.get_untracked() != started {
+        if !rest(experiment).await {
             return None;
         }
     }
@@ -499,14 +531,14 @@ struct Progress {
     left_ms: Option<f64>,
 }
 
-/// Runs every interval of the sweep, a chunk at a time, reporting each point.
+/// Runs every interval of the sweep, a chunk at a time, publishing its
+/// points at most every [`PUBLISH_MS`] (each publication redraws two charts).
 async fn run_experiment(
     params: LabParams,
     points: RwSignal<Vec<LabPoint>>,
     progress: RwSignal<Progress>,
-    generation: RwSignal<u32>,
+    experiment: Experiment,
 ) {
-    let started = generation.get_untracked();
     let sweep = params.sweep();
     progress.set(Progress {
         done: 0,
@@ -514,7 +546,7 @@ async fn run_experiment(
         left_ms: None,
     });
     yield_to_browser(SETTLE_MS).await;
-    if generation.get_untracked() != started {
+    if !experiment.is_current() {
         return; // The controls moved again while settling.
     }
     let net = Network::new(
@@ -525,36 +557,37 @@ async fn run_experiment(
     let tick = clock_tick();
     // An untimed first pass: the first run in a page ran several times slower
     // than the same run later (compilation, caches), skewing every ratio to it.
-    if timed_runs(&net, 1, tick, generation, started)
-        .await
-        .is_none()
-    {
+    if timed_runs(&net, 1, tick, &experiment).await.is_none() {
         return;
     }
     let mut reference = None;
+    let mut pending = Vec::new();
+    let mut published = now();
     let clock = now();
     for (index, &every) in sweep.iter().enumerate() {
-        let Some((run, time)) = timed_runs(&net, every, tick, generation, started).await else {
+        let Some((run, time)) = timed_runs(&net, every, tick, &experiment).await else {
             return; // The parameters changed; a newer experiment has started.
         };
         let measured = run.measured();
         let reference = reference.get_or_insert_with(|| measured.gradients.clone());
-        // The charts and readouts redraw in a task of their own, not after a chunk.
-        yield_to_browser(0).await;
-        if generation.get_untracked() != started {
-            return;
-        }
-        points.update(|all| {
-            all.push(LabPoint {
-                every,
-                peak_bytes: measured.peak_bytes,
-                time,
-                recomputed_layers: measured.recomputed_layers,
-                gradient_difference: measured.gradients.max_relative_difference(reference),
-            })
+        pending.push(LabPoint {
+            every,
+            peak_bytes: measured.peak_bytes,
+            time,
+            recomputed_layers: measured.recomputed_layers,
+            gradient_difference: measured.gradients.max_relative_difference(reference),
         });
         let done = index + 1;
-        let pace = (now() - clock) / done as f64;
+        if done < sweep.len() && now() - published < PUBLISH_MS {
+            continue;
+        }
+        // The charts and readouts redraw in a task of their own, not after a chunk.
+        if !rest(&experiment).await {
+            return;
+        }
+        points.update(|all| all.append(&mut pending));
+        published = now();
+        let pace = (published - clock) / done as f64;
         progress.set(Progress {
             done,
             total: sweep.len(),
@@ -655,13 +688,21 @@ impl Params for LabParams {
         let points = RwSignal::new(Vec::<LabPoint>::new());
         let progress = RwSignal::new(Progress::default());
         let generation = RwSignal::new(0u32);
+        // The experiment runs while the lab is within a screen of the viewport.
+        let holder = NodeRef::<leptos::html::Div>::new();
+        let on_screen = use_on_screen(holder, "100%");
         let lab = Memo::new(move |_| params.with(|p| points.with(|pts| data(p, pts))));
         // (Re)start the experiment whenever the network's shape changes.
         Effect::new(move |_| {
             let current = params.get();
             generation.update(|g| *g = g.wrapping_add(1));
             points.set(Vec::new());
-            leptos::task::spawn_local(run_experiment(current, points, progress, generation));
+            let experiment = Experiment {
+                generation,
+                started: generation.get_untracked(),
+                on_screen,
+            };
+            leptos::task::spawn_local(run_experiment(current, points, progress, experiment));
         });
         let chart = move |which: LabChart| {
             Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
@@ -677,7 +718,7 @@ impl Params for LabParams {
         };
         let slots = Memo::new(move |_| lab.with(LabData::slots));
         view! {
-            <div class="figure__diagram fig-lab">
+            <div class="figure__diagram fig-lab" node_ref=holder>
                 <p class="fig-lab__status" role="status">{move || status(progress.get())}</p>
                 <progress
                     class="fig-lab__progress"
@@ -691,15 +732,24 @@ impl Params for LabParams {
                 </div>
             </div>
             <div class="figure__readouts">
-                {rows(slots, |s| s.as_slice(), |slot| move || match slot.get() {
-                    (_, Some(readout)) => view! { <Readout data=readout/> }.into_any(),
-                    (label, None) => view! {
-                        <div class="readout readout--pending">
-                            <span class="readout__label">{label}</span>
-                            <span class="readout__value">"measuring…"</span>
-                        </div>
+                {rows(slots, |s| s.as_slice(), |slot| {
+                    // The readout's view is built when it is first measured and
+                    // kept while its value changes; a new experiment puts the
+                    // placeholder back.
+                    let measured = Memo::new(move |_| slot.with(|(_, r)| r.is_some()));
+                    move || match (measured.get(), slot.with_untracked(|(_, r)| r.clone())) {
+                        (true, Some(first)) => view! {
+                            <Readout data=Signal::derive(move || slot.with(|(_, r)| r.clone()).unwrap_or_else(|| first.clone()))/>
+                        }
+                        .into_any(),
+                        _ => view! {
+                            <div class="readout readout--pending">
+                                <span class="readout__label">{move || slot.with(|(label, _)| *label)}</span>
+                                <span class="readout__value">"measuring…"</span>
+                            </div>
+                        }
+                        .into_any(),
                     }
-                    .into_any(),
                 })}
             </div>
             <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone())) symbols=&[]/>

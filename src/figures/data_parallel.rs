@@ -10,7 +10,7 @@ use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
 use super::shared;
-use crate::hooks::{use_interval, use_reduced_motion};
+use crate::hooks::{page_hidden, use_interval, use_on_screen, use_reduced_motion};
 use crate::model::choice::{options, Choice};
 use crate::model::comm::{ring_step, Link, RingStep};
 use crate::model::data_parallel::{sequences_on, step};
@@ -398,13 +398,19 @@ fn Ring(
             .then(|| ring_step(n, gradient, step.get() % steps))
             .flatten()
     });
-    use_interval(RING_STEP, move || {
-        if playing.get_untracked() {
+    // The ring turns only while it is playing and on screen: off screen no
+    // timer runs, in a background tab it does nothing, and either way it
+    // resumes where it stopped.
+    let holder = NodeRef::<leptos::html::Div>::new();
+    let on_screen = use_on_screen(holder, "0px");
+    let turning = Signal::derive(move || playing.get() && on_screen.get());
+    use_interval(RING_STEP, turning, move || {
+        if !page_hidden() {
             step.update(|s| *s = s.wrapping_add(1));
         }
     });
     view! {
-        <div class="fig-dp__ring">
+        <div class="fig-dp__ring" node_ref=holder>
             <RingDiagram gpus=Signal::derive(move || params.with(|p| p.gpus)) step=ring/>
             <div class="fig-dp__ring-text">
                 <p aria-live="off">

@@ -16,9 +16,7 @@ use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::Bytes;
-use crate::widgets::{
-    use_tie, Equation, Equations, InWords, ReadoutData, ReadoutPanel, Symbol, Unit,
-};
+use crate::widgets::{rows, use_tie, Equation, Equations, InWords, Readout, ReadoutData, Symbol};
 
 /// A figure's parameters: everything it needs to read the URL, compute and draw.
 pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -64,18 +62,27 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
     /// "In words" and what comes after. A figure whose readouts depend on
     /// more than its parameters (the lab's measurements) gives its own.
     fn body(params: RwSignal<Self>, data: Memo<Self::Data>) -> AnyView {
+        let under = Memo::new(move |_| {
+            data.with(|d| Under {
+                panel: Self::panel(d),
+                equations: Self::equations(d),
+                summary: Self::summary(d),
+            })
+        });
         standard_body(
             Self::diagram(params, data),
-            Memo::new(move |_| data.with(Self::panel)).into(),
-            Memo::new(move |_| data.with(Self::equations)).into(),
+            under,
             Self::SYMBOLS,
-            Signal::derive(move || data.with(Self::summary)),
             Self::after(params, data),
         )
     }
 
     /// Whether two plans can be compared side by side (the planner and 3d).
     const COMPARE: bool = false;
+
+    /// Whether any of its readouts is a byte count, so that the GB/GiB
+    /// setting matters to it (`tests/docs.rs` checks it against the readouts).
+    const SHOWS_BYTES: bool = true;
 
     /// The memory bar, for two plans' bars on one scale.
     fn memory(_data: &Self::Data) -> Option<MemoryBarData> {
@@ -114,21 +121,33 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
     }
 }
 
+/// What every figure shows under its diagram, computed from its data in
+/// one memo: one type for all figures, so that the views below exist once
+/// in the bundle rather than once per figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Under {
+    /// The readouts of the panel.
+    pub panel: Vec<ReadoutData>,
+    pub equations: Vec<Equation>,
+    /// "In words".
+    pub summary: String,
+}
+
 /// The diagram, the panel of readouts, the equations, "In words" and what
 /// follows: built once for every figure, not once per figure's parameter type.
 pub fn standard_body(
     diagram: AnyView,
-    panel: Signal<Vec<ReadoutData>>,
-    equations: Signal<Vec<Equation>>,
+    under: Memo<Under>,
     symbols: &'static [Symbol],
-    summary: Signal<String>,
     after: Option<AnyView>,
 ) -> AnyView {
     view! {
         {diagram}
-        <ReadoutPanel readouts=panel/>
-        <Equations equations=equations symbols=symbols/>
-        <InWords text=summary/>
+        <div class="figure__readouts">
+            {rows(under, |u| u.panel.as_slice(), |readout| view! { <Readout data=readout/> })}
+        </div>
+        <Equations equations=Signal::derive(move || under.with(|u| u.equations.clone())) symbols=symbols/>
+        <InWords text=Signal::derive(move || under.with(|u| u.summary.clone()))/>
         {after}
     }
     .into_any()
@@ -202,6 +221,8 @@ pub struct Figure {
     pub start: fn(&Query, &mut Vec<Notice>) -> Live,
     /// Whether it reads the shared model, GPU and run keys.
     pub shared_keys: bool,
+    /// Whether any of its readouts is a byte count ([`Params::SHOWS_BYTES`]).
+    pub shows_bytes: bool,
     /// What the tests, the benchmark and the generated documentation ask of
     /// a figure without a page. Native only: in the browser nothing calls
     /// them, and a pointer to them would keep their code in the bundle.
@@ -229,6 +250,7 @@ impl Figure {
             about,
             start: start::<P>,
             shared_keys,
+            shows_bytes: P::SHOWS_BYTES,
             #[cfg(not(target_arch = "wasm32"))]
             native: Native {
                 readouts: readouts_for::<P>,
@@ -275,7 +297,9 @@ fn start<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Live {
     };
     Arc::new(LiveParams {
         params: RwSignal::new(current),
-        pinned: RwSignal::new(pinned),
+        // Only the figures that compare have a plan A: the others carry no
+        // signal of it, nor its code.
+        pinned: P::COMPARE.then(|| RwSignal::new(pinned)),
     })
 }
 
@@ -324,8 +348,6 @@ pub trait LiveFigure: Send + Sync {
     /// The training state's bytes a parameter, for figures that hold a training state (a tracked read).
     fn bytes_per_param(&self) -> Option<BytesPerParam>;
     fn set_bytes_per_param(&self, bytes: BytesPerParam);
-    /// Whether any of its readouts is a byte count (the GB/GiB setting matters to it).
-    fn shows_bytes(&self) -> bool;
 }
 
 pub type Live = Arc<dyn LiveFigure>;
@@ -334,20 +356,28 @@ pub type Live = Arc<dyn LiveFigure>;
 pub struct LiveParams<P: Params> {
     /// What the controls move: the only plan, or plan B.
     pub params: RwSignal<P>,
-    /// Plan A, pinned, while comparing.
-    pub pinned: RwSignal<Option<P>>,
+    /// Plan A, pinned, while comparing (figures that compare only).
+    pub pinned: Option<RwSignal<Option<P>>>,
+}
+
+impl<P: Params> LiveParams<P> {
+    /// Plan A's signal, for the figures that compare.
+    fn plan_a(&self) -> Option<RwSignal<Option<P>>> {
+        if P::COMPARE {
+            self.pinned
+        } else {
+            None
+        }
+    }
 }
 
 impl<P: Params> LiveFigure for LiveParams<P> {
     fn pairs(&self) -> Pairs {
         let b = self.params;
-        if P::COMPARE {
-            if let Some(pairs) = self
-                .pinned
-                .with(|a| a.as_ref().map(|a| b.with(|b| compare::pairs(a, b))))
-            {
-                return pairs;
-            }
+        if let Some(pairs) = self.plan_a().and_then(|pinned| {
+            pinned.with(|a| a.as_ref().map(|a| b.with(|b| compare::pairs(a, b))))
+        }) {
+            return pairs;
         }
         let mut pairs = Vec::new();
         b.with(|p| p.write(&mut pairs));
@@ -355,14 +385,13 @@ impl<P: Params> LiveFigure for LiveParams<P> {
     }
 
     fn view(&self) -> AnyView {
-        let (params, pinned) = (self.params, self.pinned);
+        let params = self.params;
         let data = Memo::new(move |_| params.with(P::data));
         let controls = param::erase(P::TABLE, params);
         // Only the figures that compare pay for the comparison's code.
-        let body = if P::COMPARE {
-            comparable(params, pinned, data)
-        } else {
-            P::body(params, data)
+        let body = match self.plan_a() {
+            Some(pinned) => comparable(params, pinned, data),
+            None => P::body(params, data),
         };
         frame(param::render(controls), body)
     }
@@ -370,11 +399,6 @@ impl<P: Params> LiveFigure for LiveParams<P> {
     fn bytes_per_param(&self) -> Option<BytesPerParam> {
         self.params
             .with(|p| p.scenario().map(|s| s.bytes_per_param))
-    }
-
-    fn shows_bytes(&self) -> bool {
-        self.params
-            .with_untracked(|p| P::readouts(&p.data()).iter().any(|r| r.unit == Unit::Bytes))
     }
 
     fn set_bytes_per_param(&self, bytes: BytesPerParam) {
@@ -388,7 +412,9 @@ impl<P: Params> LiveFigure for LiveParams<P> {
             .with_untracked(|p| p.scenario().is_some_and(|s| s.bytes_per_param != bytes))
         {
             self.params.update(set);
-            self.pinned.update(|a| a.iter_mut().for_each(set));
+            if let Some(pinned) = self.plan_a() {
+                pinned.update(|a| a.iter_mut().for_each(set));
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::three_d::{estimate, Layout};
 use crate::model::units::{counted, group_thousands, Count, Fraction};
-use crate::widgets::{num, Equation, Piece, ReadoutData};
+use crate::widgets::{num, rows, Equation, Piece, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<ThreeDParams>(
     About {
@@ -466,25 +466,21 @@ impl Params for ThreeDParams {
                 p.rank = p.layout.rank(tp, replica, stage);
             })
         };
-        // The grid's shape: rebuilt when it changes, not when only its node numbers do
-        // (a new data-parallel degree renumbers every node of a 96-cell grid).
+        // The grid's shape: rebuilt when it changes, not when only its labels
+        // or node numbers do (a new data-parallel degree renumbers every node
+        // of a 96-cell grid; more layers relabel every stage).
         let grid = Memo::new(move |_| {
-            data.with(|d| {
-                (
-                    d.tensor,
-                    d.stages.clone(),
-                    d.rows.first().map_or(0, Vec::len),
-                    d.replicas.clone(),
-                )
-            })
+            data.with(|d| (d.tensor, d.rows.first().map_or(0, Vec::len) as u32))
         });
-        let node = move |row: usize, stage: usize| {
+        let stage_label =
+            move |column: usize| data.with(|d| d.stages.get(column).cloned().unwrap_or_default());
+        // The node of a replica's stage: its row is where the replica is listed.
+        let node = move |replica: u32, stage: usize| {
             data.with(|d| {
-                d.rows
-                    .get(row)
-                    .and_then(|r| r.get(stage))
-                    .map_or(0, |c| c.node)
+                let row = d.replicas.iter().position(|&r| r == replica)?;
+                d.rows.get(row)?.get(stage).map(|c| c.node)
             })
+            .unwrap_or(0)
         };
         let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
         view! {
@@ -495,19 +491,18 @@ impl Params for ThreeDParams {
                         <thead>
                             <tr>
                                 <th scope="col"><span class="visually-hidden">"Replica"</span></th>
-                                {move || grid.with(|(_, stages, _, _)| stages.iter().map(|s| view! { <th scope="col">{s.clone()}</th> }).collect_view())}
+                                {move || (0..grid.with(|g| g.1 as usize)).map(|column| view! { <th scope="col">{move || stage_label(column)}</th> }).collect_view()}
                             </tr>
                         </thead>
                         <tbody>
-                            {move || grid.with(|(tensor, _, stage_count, replicas)| {
-                                let (tensor, stage_count) = (*tensor, *stage_count);
-                                replicas.iter().enumerate().map(|(row, &replica)| {
-                                    view! {
+                            // Replica rows come and go one by one, each built once.
+                            {move || grid.with(|&(tensor, stage_count)| rows(data, |d| &d.replicas, move |replica| {
+                                view! {
                                         <tr>
-                                            <th scope="row">{format!("DP {replica}")}</th>
-                                            {(0..stage_count).map(|column| {
+                                            <th scope="row">{move || format!("DP {}", replica.get())}</th>
+                                            {(0..stage_count as usize).map(|column| {
                                                 let stage = column as u32;
-                                                let is = move |which: fn((u32, u32), u32, u32) -> bool| selected.with(|s| which(*s, replica, stage));
+                                                let is = move |which: fn((u32, u32), u32, u32) -> bool| selected.with(|s| which(*s, replica.get(), stage));
                                                 view! {
                                                     <td>
                                                         <button
@@ -517,23 +512,24 @@ impl Params for ThreeDParams {
                                                             class:fig-3d__group--pipeline=move || is(|s, r, p| s.0 == r && s.1 != p)
                                                             class:fig-3d__group--data=move || is(|s, r, p| s.1 == p && s.0 != r)
                                                             aria-pressed=move || is(|s, r, p| s == (r, p)).to_string()
-                                                            aria-label=move || format!("Replica {replica}, stage {stage}, node {}: select", node(row, column))
-                                                            on:click=move |_| select(replica, stage)
+                                                            on:click=move |_| select(replica.get_untracked(), stage)
                                                         >
+                                                            // The button's name is its text: the node number, changed
+                                                            // by every new data-parallel degree, is written once.
+                                                            <span class="visually-hidden">{move || format!("Replica {}, stage {stage}, ", replica.get())}</span>
                                                             <span class="fig-3d__gpus" aria-hidden="true">
                                                                 {(0..tensor).map(|tp| view! {
                                                                     <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
                                                                 }).collect_view()}
                                                             </span>
-                                                            <span class="fig-3d__node">{move || format!("node {}", node(row, column))}</span>
+                                                            <span class="fig-3d__node">{move || format!("node {}", node(replica.get(), column))}</span>
                                                         </button>
                                                     </td>
                                                 }
                                             }).collect_view()}
                                         </tr>
-                                    }
-                                }).collect_view()
-                            })}
+                                }
+                            }))}
                         </tbody>
                     </table>
                 </div>

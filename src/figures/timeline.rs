@@ -113,6 +113,10 @@ pub struct StageRow {
 pub struct TimelineData {
     pub rows: Vec<StageRow>,
     pub blocks: Vec<TimelineBlock>,
+    /// The blocks of each kind as one path: `(path data, block count)`.
+    pub paths: [(String, usize); 4],
+    /// The blocks wide enough for their micro-batch's number.
+    pub labelled: Vec<TimelineBlock>,
     pub legend: Vec<(&'static str, &'static str)>,
     pub axis_caption: String,
     /// A note when the schedule changed the micro-batch count.
@@ -197,7 +201,7 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
     let simulated = simulate(pipeline.schedule, p, pipeline.micro, pipeline.chunks);
     let (m, v) = (simulated.micro_batches, simulated.chunks);
     let makespan = f64::from(simulated.makespan.max(1));
-    let blocks = simulated
+    let blocks: Vec<TimelineBlock> = simulated
         .blocks
         .iter()
         .map(|block| {
@@ -244,6 +248,8 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
     let total = makespan / f64::from(simulated.ticks_per_unit);
     TimelineData {
         rows,
+        paths: block_paths(&blocks),
+        labelled: blocks.iter().filter(|b| b.label.is_some()).cloned().collect(),
         blocks,
         legend,
         axis_caption: format!("Time runs right: {} units, a forward through a whole stage being one", units_text(total)),
@@ -285,25 +291,25 @@ fn idle_path(rows: u32) -> String {
     path
 }
 
-/// The blocks of each kind as one path: `(class, path data, block count)`.
-fn block_paths(blocks: &[TimelineBlock]) -> Vec<(&'static str, String, usize)> {
-    BLOCK_CLASSES
-        .iter()
-        .filter_map(|&class| {
-            let mut path = String::new();
-            let mut count = 0;
-            for block in blocks.iter().filter(|b| b.class == class) {
-                rect_path(
-                    &mut path,
-                    block.x_percent,
-                    block.stage * ROW_PX + 2,
-                    block.width_percent,
-                );
-                count += 1;
-            }
-            (count > 0).then_some((class, path, count))
-        })
-        .collect()
+/// The blocks of each kind as one path (four elements rather than a rect
+/// per block: 1,536 at 8 stages, 64 micro-batches, ZB-H1), in
+/// [`BLOCK_CLASSES`]' order: `(path data, block count)`, empty for a kind
+/// the schedule does not have.
+fn block_paths(blocks: &[TimelineBlock]) -> [(String, usize); 4] {
+    BLOCK_CLASSES.map(|class| {
+        let mut path = String::new();
+        let mut count = 0;
+        for block in blocks.iter().filter(|b| b.class == class) {
+            rect_path(
+                &mut path,
+                block.x_percent,
+                block.stage * ROW_PX + 2,
+                block.width_percent,
+            );
+            count += 1;
+        }
+        (path, count)
+    })
 }
 
 /// The schedule's timeline, one row per GPU.
@@ -313,6 +319,8 @@ pub fn Timeline(
     #[prop(into)]
     data: Signal<TimelineData>,
 ) -> impl IntoView {
+    let stages = move || data.with(|d| d.rows.len() as u32);
+    let height = move || stages() * ROW_PX;
     view! {
         <div class="fig-pp__timeline">
             <ol class="fig-pp__rows" aria-hidden="true">
@@ -323,40 +331,38 @@ pub fn Timeline(
                     </li>
                 })}
             </ol>
-            {move || data.with(|d| {
-                let rows = d.rows.len() as u32;
-                view! {
-                    <svg
-                        class="fig-pp__svg"
-                        width="100%"
-                        height=rows * ROW_PX
-                        role="img"
-                        aria-label=format!("Schedule timeline: a bubble of {}; {}", Fraction(d.bubble), d.axis_caption)
+            // Built once; a change rewrites attributes and texts. The blocks'
+            // paths are in (percent of the width, px) units.
+            <svg
+                class="fig-pp__svg"
+                width="100%"
+                height=height
+                role="img"
+                aria-label=move || data.with(|d| format!("Schedule timeline: a bubble of {}; {}", Fraction(d.bubble), d.axis_caption))
+            >
+                <svg viewBox=move || format!("0 0 100 {}", height()) preserveAspectRatio="none" width="100%" height=height>
+                    <path class="fig-pp__idle" d=move || idle_path(stages())></path>
+                    {(0..BLOCK_CLASSES.len()).map(|kind| view! {
+                        <path
+                            class=format!("fig-pp__block fig-pp__block--{}", BLOCK_CLASSES[kind])
+                            d=move || data.with(|d| d.paths[kind].0.clone())
+                            data-blocks=move || data.with(|d| d.paths[kind].1)
+                        ></path>
+                    }).collect_view()}
+                </svg>
+                {rows(data, |d| &d.labelled, |block| view! {
+                    <text
+                        class=move || block.with(|b| {
+                            let narrow = if b.narrow { " fig-pp__label--narrow" } else { "" };
+                            format!("fig-pp__label fig-pp__label--{}{narrow}", b.class)
+                        })
+                        x=move || block.with(|b| format!("{:.3}%", b.x_percent + b.width_percent / 2.0))
+                        y=move || block.with(|b| b.stage * ROW_PX + 18)
                     >
-                        // Blocks in (percent of the width, px) units, one path per kind:
-                        // a handful of elements to rebuild on each change rather than a
-                        // rect per block (1,536 at 8 stages, 64 micro-batches, ZB-H1).
-                        <svg viewBox=format!("0 0 100 {}", rows * ROW_PX) preserveAspectRatio="none" width="100%" height=rows * ROW_PX>
-                            <path class="fig-pp__idle" d=idle_path(rows)></path>
-                            {block_paths(&d.blocks).into_iter().map(|(class, path, count)| view! {
-                                <path class=format!("fig-pp__block fig-pp__block--{class}") d=path data-blocks=count></path>
-                            }).collect_view()}
-                        </svg>
-                        {d.blocks.iter().filter_map(|block| {
-                            block.label.clone().map(|label| view! {
-                                <text
-                                    class=format!("fig-pp__label fig-pp__label--{}", block.class)
-                                    class:fig-pp__label--narrow=block.narrow
-                                    x=format!("{:.3}%", block.x_percent + block.width_percent / 2.0)
-                                    y=block.stage * ROW_PX + 18
-                                >
-                                    {label}
-                                </text>
-                            })
-                        }).collect_view()}
-                    </svg>
-                }
-            })}
+                        {move || block.with(|b| b.label.clone())}
+                    </text>
+                })}
+            </svg>
         </div>
         <p class="fig-pp__axis">{move || data.with(|d| d.axis_caption.clone())}</p>
         <ul class="fig-pp__legend">
@@ -402,11 +408,8 @@ mod tests {
             .iter()
             .all(|b| b.x_percent + b.width_percent <= 100.0 + 1e-9));
         let paths = block_paths(&d.blocks);
-        assert_eq!(
-            paths.iter().map(|(c, _, n)| (*c, *n)).collect::<Vec<_>>(),
-            [("forward", 8 * 64), ("backward", 8 * 64)]
-        );
-        for (_, path, count) in &paths {
+        assert_eq!(paths.each_ref().map(|(_, n)| *n), [8 * 64, 8 * 64, 0, 0]);
+        for (path, count) in &paths {
             assert_eq!(path.matches('M').count(), *count);
         }
         assert_eq!(

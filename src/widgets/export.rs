@@ -20,14 +20,6 @@ pub struct FigureSvg {
     pub height: u32,
 }
 
-/// Escapes text for an XML attribute or character data.
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// Every rule of the page's own style sheets, as one text.
 fn page_css(document: &web_sys::Document) -> String {
     let sheets = document.style_sheets();
@@ -150,7 +142,7 @@ pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
          <style>{css}\n.export {{ background: var(--bg); color: var(--text); \
          font: 16px/1.5 var(--font-body); }}</style>{markup}</div></foreignObject></svg>",
         scheme = current_scheme(&document),
-        css = xml_escape(&page_css(&document)),
+        css = super::escape(&page_css(&document)),
     );
     Some(FigureSvg {
         text,
@@ -402,7 +394,7 @@ mod tests {
     #[test]
     fn escapes_for_xml() {
         assert_eq!(
-            xml_escape("a > b & \"c\" <d>"),
+            super::super::escape("a > b & \"c\" <d>"),
             "a &gt; b &amp; &quot;c&quot; &lt;d&gt;"
         );
     }

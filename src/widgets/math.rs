@@ -68,144 +68,307 @@ pub struct Equation {
     pub rows: Vec<Vec<Piece>>,
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn push_all(out: &mut String, pieces: &[Piece], tied: Option<&str>) {
-    for piece in pieces {
-        push(out, piece, tied);
+/// An operator or unit as markup: the two that HTML reads as tags written
+/// as entities (the rest are authored in code and carry no markup).
+fn markup(text: &'static str) -> &'static str {
+    match text {
+        "<" => "&lt;",
+        ">" => "&gt;",
+        other => other,
     }
 }
 
-/// `pieces` as one `<mrow>`.
-fn row(out: &mut String, pieces: &[Piece], tied: Option<&str>) {
-    out.push_str("<mrow>");
-    push_all(out, pieces, tied);
-    out.push_str("</mrow>");
+/// Writes an equation's shape as MathML: texts that follow the values
+/// (numbers, readout values, computed subscripts) are left out of their
+/// element, which is marked `data-v`, and kept in order, so that a change of
+/// value rewrites those texts and nothing else.
+#[derive(Default)]
+struct Writer {
+    out: String,
+    /// The texts left out, in document order.
+    texts: Vec<String>,
 }
 
-fn push(out: &mut String, piece: &Piece, tied: Option<&str>) {
-    match piece {
-        Piece::Var(name, sub, tie) => {
-            let lit = if !tie.is_empty() && tied == Some(tie) {
-                " class=\"tied\""
-            } else {
-                ""
-            };
-            let attrs = if tie.is_empty() {
-                String::new()
-            } else {
-                format!(" data-tie=\"{tie}\"{lit}")
-            };
-            if sub.is_empty() {
-                out.push_str(&format!("<mi{attrs}>{name}</mi>"));
-            } else {
-                out.push_str(&format!(
-                    "<msub{attrs}><mi>{name}</mi><mi>{sub}</mi></msub>"
-                ));
+impl Writer {
+    /// Appends markup, piece by piece (no formatting machinery).
+    fn raw(&mut self, parts: &[&str]) {
+        for part in parts {
+            self.out.push_str(part);
+        }
+    }
+
+    /// `<mn attrs data-v></mn>`, with `text` set aside.
+    fn text(&mut self, attrs: &[&str], text: &str) {
+        self.texts.push(text.to_string());
+        self.raw(&["<mn"]);
+        self.raw(attrs);
+        self.raw(&[" data-v></mn>"]);
+    }
+
+    fn all(&mut self, pieces: &[Piece]) {
+        for piece in pieces {
+            self.piece(piece);
+        }
+    }
+
+    /// `pieces` as one `<mrow>`.
+    fn row(&mut self, pieces: &[Piece]) {
+        self.raw(&["<mrow>"]);
+        self.all(pieces);
+        self.raw(&["</mrow>"]);
+    }
+
+    fn fenced(&mut self, open: &str, inside: &[Piece], close: &str) {
+        self.raw(&["<mrow><mo>", open, "</mo>"]);
+        self.all(inside);
+        self.raw(&["<mo>", close, "</mo></mrow>"]);
+    }
+
+    fn piece(&mut self, piece: &Piece) {
+        match piece {
+            Piece::Var(name, sub, tie) => {
+                let tag = if sub.is_empty() { "<mi" } else { "<msub" };
+                self.raw(&[tag]);
+                if !tie.is_empty() {
+                    self.raw(&[" data-tie=\"", tie, "\""]);
+                }
+                if sub.is_empty() {
+                    self.raw(&[">", name, "</mi>"]);
+                } else {
+                    self.raw(&["><mi>", name, "</mi><mi>", sub, "</mi></msub>"]);
+                }
+            }
+            Piece::Num(text) => self.text(&[], text),
+            Piece::Sci(value) => {
+                let exponent = if *value == 0.0 {
+                    0
+                } else {
+                    value.abs().log10().floor() as i32
+                };
+                if (0..3).contains(&exponent) {
+                    self.text(&[], &crate::model::units::significant(*value, 3));
+                } else {
+                    let mantissa = value / 10f64.powi(exponent);
+                    self.text(&[], &crate::model::units::significant(mantissa, 3));
+                    self.raw(&["<mo>×</mo><msup><mn>10</mn>"]);
+                    self.text(&[], &exponent.to_string());
+                    self.raw(&["</msup>"]);
+                }
+            }
+            Piece::Value(text, readout) => self.text(
+                &[" data-result=\"", readout, "\" data-tie=\"", readout, "\""],
+                text,
+            ),
+            Piece::Unit(unit) => {
+                self.raw(&["<mspace width=\"0.2em\"/><mtext>", markup(unit), "</mtext>"])
+            }
+            Piece::Op(op) => self.raw(&["<mo>", markup(op), "</mo>"]),
+            Piece::Frac(top, bottom) => {
+                self.raw(&["<mfrac>"]);
+                self.row(top);
+                self.row(bottom);
+                self.raw(&["</mfrac>"]);
+            }
+            Piece::Sqrt(inside) => {
+                self.raw(&["<msqrt>"]);
+                self.all(inside);
+                self.raw(&["</msqrt>"]);
+            }
+            Piece::Group(inside) => self.fenced("(", inside, ")"),
+            Piece::Ceil(inside) => self.fenced("⌈", inside, "⌉"),
+            Piece::Func(name) => self.raw(&["<mi mathvariant=\"normal\">", name, "</mi>"]),
+            Piece::Indexed(name, sub) => {
+                self.raw(&["<msub><mi>", name, "</mi>"]);
+                self.text(&[], sub);
+                self.raw(&["</msub>"]);
+            }
+            Piece::Sum(upper) => {
+                self.raw(&["<munderover><mo>∑</mo><mrow><mi>i</mi><mo>=</mo><mn>1</mn></mrow>"]);
+                self.row(upper);
+                self.raw(&["</munderover>"]);
             }
         }
-        Piece::Num(text) => out.push_str(&format!("<mn>{}</mn>", escape(text))),
-        Piece::Sci(value) => {
-            let exponent = if *value == 0.0 {
-                0
-            } else {
-                value.abs().log10().floor() as i32
-            };
-            let mantissa = value / 10f64.powi(exponent);
-            if (0..3).contains(&exponent) {
-                out.push_str(&format!(
-                    "<mn>{}</mn>",
-                    crate::model::units::significant(*value, 3)
-                ));
-            } else {
-                out.push_str(&format!(
-                    "<mn>{}</mn><mo>×</mo><msup><mn>10</mn><mn>{exponent}</mn></msup>",
-                    crate::model::units::significant(mantissa, 3)
-                ));
+    }
+
+    /// The equation as a `<math>` element, aligned on "="; its words (which
+    /// carry values too) become its label apart from the markup.
+    fn equation(&mut self, equation: &Equation) {
+        self.raw(&["<math display=\"block\"><mtable>"]);
+        for (index, rhs) in equation.rows.iter().enumerate() {
+            self.raw(&["<mtr><mtd displaystyle=\"true\">"]);
+            if index == 0 {
+                self.row(&equation.left);
+            }
+            self.raw(&["</mtd><mtd displaystyle=\"true\">"]);
+            // A row that starts with a relation of its own (⇒, <) keeps it; the rest read "= …".
+            let starts_with_relation = matches!(rhs.first(), Some(Piece::Op(op)) if ["<", ">", "⇒", "≈", "≤"].contains(op));
+            self.raw(&["<mrow>"]);
+            if !starts_with_relation {
+                self.raw(&["<mo>=</mo>"]);
+            }
+            self.all(rhs);
+            self.raw(&["</mrow></mtd></mtr>"]);
+        }
+        self.raw(&["</mtable></math>"]);
+    }
+}
+
+/// The equation as a `<math>` element, aligned on "=", its values and
+/// label in place: what the page shows once [`Shown::fill`] has run.
+#[cfg(test)]
+pub fn render(equation: &Equation) -> String {
+    use super::escape;
+    let layout = Layout::of(equation);
+    let mut parts = layout.shape.split(" data-v></");
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for (part, text) in parts.zip(&layout.texts) {
+        out.push_str(&format!(">{}</{part}", escape(text)));
+    }
+    out.replacen(
+        "<math display=\"block\">",
+        &format!(
+            "<math display=\"block\" aria-label=\"{}\">",
+            escape(&layout.words)
+        ),
+        1,
+    )
+}
+
+/// An equation split into what changes with its shape and what changes
+/// with its values: its markup without its value texts, those texts in
+/// document order, and its words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub shape: String,
+    pub texts: Vec<String>,
+    pub words: String,
+}
+
+impl Layout {
+    pub fn of(equation: &Equation) -> Self {
+        let mut writer = Writer::default();
+        writer.equation(equation);
+        Self {
+            shape: writer.out,
+            texts: writer.texts,
+            words: equation.words.clone(),
+        }
+    }
+}
+
+/// An equation as it stands in the page: its `<math>` element built for one
+/// shape, with the elements whose texts follow the values.
+struct Shown {
+    shape: String,
+    math: web_sys::Element,
+    /// Its label (the equation's words) now.
+    words: String,
+    /// The `data-v` elements, in the order of [`Layout::texts`], and their texts now.
+    leaves: Vec<(web_sys::Element, String)>,
+    /// The elements tied to a control or readout, with what they are tied to (`data-tie`).
+    ties: Vec<(web_sys::Element, String)>,
+    /// What its tied pieces are marked for (`None`: not marked since it was built).
+    marked: Option<Option<String>>,
+}
+
+fn elements(root: &web_sys::Element, selector: &str) -> Vec<web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    let Ok(list) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .collect()
+}
+
+impl Shown {
+    /// Builds `shape` into a `<math>` element (the only `inner_html` here:
+    /// once a shape), put in `root` in place of `old`, or at its end.
+    fn build(root: &web_sys::Element, shape: &str, old: Option<&Shown>) -> Option<Self> {
+        let holder = document().create_element("div").ok()?;
+        holder.set_inner_html(shape);
+        let math = holder.first_element_child()?;
+        match old {
+            Some(old) => old.math.replace_with_with_node_1(&math).ok()?,
+            None => root.append_child(&math).map(drop).ok()?,
+        }
+        Some(Self {
+            shape: shape.to_string(),
+            words: String::new(),
+            leaves: elements(&math, "[data-v]")
+                .into_iter()
+                .map(|el| (el, String::new()))
+                .collect(),
+            ties: elements(&math, "[data-tie]")
+                .into_iter()
+                .map(|el| {
+                    let tie = el.get_attribute("data-tie").unwrap_or_default();
+                    (el, tie)
+                })
+                .collect(),
+            marked: None,
+            math,
+        })
+    }
+
+    /// Writes the texts and the label that differ from those shown.
+    fn fill(&mut self, layout: &Layout) {
+        for ((leaf, shown), text) in self.leaves.iter_mut().zip(&layout.texts) {
+            if shown != text {
+                leaf.set_text_content(Some(text));
+                shown.clone_from(text);
             }
         }
-        Piece::Value(text, readout) => {
-            let lit = if !readout.is_empty() && tied == Some(readout) {
-                " class=\"tied\""
+        if self.words != layout.words {
+            let _ = self.math.set_attribute("aria-label", &layout.words);
+            self.words.clone_from(&layout.words);
+        }
+    }
+
+    /// Marks the pieces tied to `tied` (a control key or readout id), unless they are already.
+    fn tie(&mut self, tied: &Option<String>) {
+        if self.marked.as_ref() == Some(tied) {
+            return;
+        }
+        // A tied piece has no other class.
+        for (el, tie) in &self.ties {
+            let _ = if tied.as_ref() == Some(tie) {
+                el.set_attribute("class", "tied")
             } else {
-                ""
+                el.remove_attribute("class")
             };
-            out.push_str(&format!(
-                "<mn data-result=\"{readout}\" data-tie=\"{readout}\"{lit}>{}</mn>",
-                escape(text)
-            ));
         }
-        Piece::Unit(unit) => out.push_str(&format!(
-            "<mspace width=\"0.2em\"/><mtext>{}</mtext>",
-            escape(unit)
-        )),
-        Piece::Op(op) => out.push_str(&format!("<mo>{}</mo>", escape(op))),
-        Piece::Frac(top, bottom) => {
-            out.push_str("<mfrac>");
-            row(out, top, tied);
-            row(out, bottom, tied);
-            out.push_str("</mfrac>");
-        }
-        Piece::Sqrt(inside) => {
-            out.push_str("<msqrt>");
-            push_all(out, inside, tied);
-            out.push_str("</msqrt>");
-        }
-        Piece::Group(inside) => fenced(out, "(", inside, ")", tied),
-        Piece::Ceil(inside) => fenced(out, "⌈", inside, "⌉", tied),
-        Piece::Func(name) => out.push_str(&format!("<mi mathvariant=\"normal\">{name}</mi>")),
-        Piece::Indexed(name, sub) => out.push_str(&format!(
-            "<msub><mi>{name}</mi><mn>{}</mn></msub>",
-            escape(sub)
-        )),
-        Piece::Sum(upper) => {
-            out.push_str("<munderover><mo>∑</mo><mrow><mi>i</mi><mo>=</mo><mn>1</mn></mrow>");
-            row(out, upper, tied);
-            out.push_str("</munderover>");
-        }
+        self.marked = Some(tied.clone());
     }
 }
 
-fn fenced(out: &mut String, open: &str, inside: &[Piece], close: &str, tied: Option<&str>) {
-    out.push_str(&format!("<mrow><mo>{open}</mo>"));
-    push_all(out, inside, tied);
-    out.push_str(&format!("<mo>{close}</mo></mrow>"));
-}
-
-/// The equation as a `<math>` element, aligned on "=", with the piece tied
-/// to `tied` (a control key or readout id) marked.
-pub fn render(equation: &Equation, tied: Option<&str>) -> String {
-    let mut out = format!(
-        "<math display=\"block\" aria-label=\"{}\"><mtable>",
-        escape(&equation.words)
-    );
-    for (index, rhs) in equation.rows.iter().enumerate() {
-        out.push_str("<mtr><mtd displaystyle=\"true\">");
-        if index == 0 {
-            row(&mut out, &equation.left, tied);
+/// Brings the equations in `root` to `layouts`: an equation whose shape is
+/// unchanged gets its changed texts; one whose shape changed is built anew
+/// in its place; equations that come or go are added at the end or removed.
+fn show(root: &web_sys::Element, shown: Vec<Shown>, layouts: &[Layout]) -> Vec<Shown> {
+    let mut old = shown.into_iter();
+    let mut now = Vec::with_capacity(layouts.len());
+    for layout in layouts {
+        let previous = old.next();
+        let kept = match previous {
+            Some(p) if p.shape == layout.shape => Some(p),
+            p => Shown::build(root, &layout.shape, p.as_ref()),
+        };
+        if let Some(mut equation) = kept {
+            equation.fill(layout);
+            now.push(equation);
         }
-        out.push_str("</mtd><mtd displaystyle=\"true\">");
-        // A row that starts with a relation of its own (⇒, <) keeps it; the rest read "= …".
-        let starts_with_relation =
-            matches!(rhs.first(), Some(Piece::Op(op)) if ["<", ">", "⇒", "≈", "≤"].contains(op));
-        out.push_str("<mrow>");
-        if !starts_with_relation {
-            out.push_str("<mo>=</mo>");
-        }
-        push_all(&mut out, rhs, tied);
-        out.push_str("</mrow></mtd></mtr>");
     }
-    out.push_str("</mtable></math>");
-    out
+    for gone in old {
+        gone.math.remove();
+    }
+    now
 }
 
-/// A figure's equations, redrawn as its values change and as the reader
-/// points at a symbol, a control or a readout.
+/// A figure's equations. Each one's markup is built once for each of its
+/// shapes (a term that appears or goes, another formula); a change of value
+/// rewrites the texts of the numbers that changed, and pointing at a
+/// symbol, a control or a readout toggles a class.
 #[component]
 pub fn Equations(
     /// The equations, with the current values.
@@ -215,14 +378,16 @@ pub fn Equations(
     symbols: &'static [Symbol],
 ) -> impl IntoView {
     let tie = use_tie();
-    let markup = move || {
-        let tied = tie.get();
-        equations.with(|all| {
-            all.iter()
-                .map(|e| render(e, tied.as_deref()))
-                .collect::<String>()
-        })
-    };
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |shown: Option<Vec<Shown>>| {
+        let Some(root) = root.get() else {
+            return Vec::new();
+        };
+        let layouts: Vec<Layout> = equations.with(|all| all.iter().map(Layout::of).collect());
+        let mut shown = show(&root, shown.unwrap_or_default(), &layouts);
+        tie.with(|t| shown.iter_mut().for_each(|e| e.tie(t)));
+        shown
+    });
     let legend = (!symbols.is_empty()).then(|| {
         view! {
             <p class="figure__symbols">
@@ -242,7 +407,7 @@ pub fn Equations(
     });
     view! {
         // A long equation scrolls sideways on a phone; keyboard users scroll it once it has focus.
-        <div class="figure__equations" tabindex="0" role="group" aria-label="Equations" inner_html=markup></div>
+        <div class="figure__equations" tabindex="0" role="group" aria-label="Equations" node_ref=root></div>
         {legend}
     }
 }
@@ -271,7 +436,7 @@ mod tests {
     /// The seeds' M = 16Ψ, with Llama 2 7B's 6.74 × 10⁹, in MathML Core.
     #[test]
     fn renders_a_derivation_in_rows() {
-        let html = render(&memory(), None);
+        let html = render(&memory());
         assert_eq!(
             html,
             "<math display=\"block\" aria-label=\"M equals 16 Psi: 107.8 GB\"><mtable>\
@@ -282,12 +447,25 @@ mod tests {
         );
     }
 
-    /// Pointing at the training-state readout lights up M and the result.
+    /// The shape leaves out every value: the seeds' 6.74 × 10⁹ for Llama 2 7B
+    /// and 3.14 × 10¹¹ make one shape, so a change of model rewrites texts only.
     #[test]
-    fn the_tied_pieces_are_marked() {
-        let html = render(&memory(), Some("training-state"));
-        assert_eq!(html.matches("class=\"tied\"").count(), 2);
-        assert!(html.contains("<mi data-tie=\"model\">Ψ</mi>"));
+    fn a_shape_leaves_its_values_out() {
+        let seven = Layout::of(&memory());
+        assert_eq!(seven.texts, ["16", "16", "6.74", "9", "107.8 GB"]);
+        assert_eq!(seven.words, "M equals 16 Psi: 107.8 GB");
+        assert!(!seven.shape.contains("6.74") && !seven.shape.contains("aria-label"));
+        assert_eq!(seven.shape.matches(" data-v>").count(), 5);
+        let mut larger = memory();
+        larger.rows[1][2] = Piece::Sci(3.14e11);
+        larger.rows[2][0] = Piece::Value("5.0 TB".to_string(), "training-state");
+        let larger = Layout::of(&larger);
+        assert_eq!(larger.shape, seven.shape);
+        assert_eq!(larger.texts, ["16", "16", "3.14", "11", "5.0 TB"]);
+        // 150 has no exponent: another shape.
+        let mut small = memory();
+        small.rows[1][2] = Piece::Sci(150.0);
+        assert_ne!(Layout::of(&small).shape, seven.shape);
     }
 
     /// (p − 1)/(m + p − 1) < 0.1 ⇒ m > 27: fractions, subscripts, roots and
@@ -308,7 +486,7 @@ mod tests {
                 ],
             ],
         };
-        let html = render(&equation, None);
+        let html = render(&equation);
         assert!(html.contains("<msub data-tie=\"best-every\"><mi>k</mi><mi>*</mi></msub>"));
         assert!(html.contains("<msqrt><mi data-tie=\"layers\">L</mi></msqrt>"));
         assert!(html.contains("<mrow><mo>&lt;</mo><mfrac><mrow><mn>3</mn></mrow><mrow><mi data-tie=\"micro\">m</mi><mo>+</mo><mn>3</mn></mrow></mfrac></mrow>"));
@@ -319,14 +497,11 @@ mod tests {
     #[test]
     fn scientific_numbers() {
         let html = |value| {
-            render(
-                &Equation {
-                    words: String::new(),
-                    left: vec![],
-                    rows: vec![vec![Piece::Sci(value)]],
-                },
-                None,
-            )
+            render(&Equation {
+                words: String::new(),
+                left: vec![],
+                rows: vec![vec![Piece::Sci(value)]],
+            })
         };
         assert!(html(150.0).contains("<mn>150</mn>"));
         assert!(html(8.1e22).contains("<mn>8.10</mn><mo>×</mo><msup><mn>10</mn><mn>22</mn></msup>"));

@@ -22,10 +22,19 @@ pub use math::{num, Equation, Equations, Piece, Symbol};
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
-pub use readout::{provide_byte_unit, InWords, Readout, ReadoutData, ReadoutPanel, Unit};
+pub use readout::{provide_byte_unit, InWords, Readout, ReadoutData, Unit};
 pub use rows::rows;
 pub use scope::{control_id, scoped, use_tie, ControlScope};
 pub use select::Select;
 pub use share::{iframe_snippet, Share};
 pub use slider::Slider;
 pub use toggle::{Buttons, Toggle};
+
+/// Text as HTML or XML, for character data and attribute values alike:
+/// `&`, `<`, `>` and `"` as entities. The one escaper of the app.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

@@ -194,21 +194,6 @@ pub fn Readout(
     }
 }
 
-/// A row of readouts, each picked from the figure's computed data by
-/// position, so each updates on its own when the data changes.
-#[component]
-pub fn ReadoutPanel(
-    /// The readouts to show, in order.
-    #[prop(into)]
-    readouts: Signal<Vec<ReadoutData>>,
-) -> impl IntoView {
-    view! {
-        <div class="figure__readouts">
-            {super::rows(readouts, |r| r.as_slice(), |readout| view! { <Readout data=readout/> })}
-        </div>
-    }
-}
-
 /// The "In words" text alternative of a figure, announced as it changes.
 #[component]
 pub fn InWords(

@@ -16,11 +16,7 @@ pub const IFRAME_HEIGHT: u32 = 720;
 /// The embed code for an embed URL: the iframe, and the script from the
 /// same folder that fits every Parallax iframe on the page to its figure.
 pub fn iframe_snippet(url: &str, title: &str) -> String {
-    let escape = |text: &str| {
-        text.replace('&', "&amp;")
-            .replace('"', "&quot;")
-            .replace('<', "&lt;")
-    };
+    use super::escape;
     let folder = url.split('?').next().unwrap_or(url);
     let folder = &folder[..folder.rfind('/').map_or(0, |slash| slash + 1)];
     format!(

@@ -6,7 +6,7 @@
 // other test passed, because none looked at which figure a control moved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, open, ready, readyAll, useApp } from './harness.mjs';
+import { FIGURES, labDone, open, ready, readyAll, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -27,13 +27,6 @@ async function figureValues(page) {
   );
 }
 
-/** Waits until the checkpoint lab has finished its runs (its readouts change while it runs). */
-async function labAtRest(page) {
-  await page.waitForFunction(() => /^Done/.test(document.querySelector('#checkpoint .fig-lab__status')?.textContent ?? 'Done'), null, {
-    timeout: 90_000,
-  });
-}
-
 /** Numbers as the URL writes them (8, 0.5, 2e12, 50B, 2T), for comparing a slider's value with its key. */
 function urlNumber(text) {
   const match = /^(.*?)([kmbt]?)$/i.exec(text.trim());
@@ -50,7 +43,7 @@ async function acted(page, slug, key, act) {
   const before = await figureValues(page);
   const urlBefore = page.url();
   const expected = await act();
-  if (slug === 'checkpoint') await labAtRest(page);
+  if (slug === 'checkpoint') await labDone(page, '#checkpoint');
   const holds = () => {
     const url = new URL(page.url());
     if (url.searchParams.get('step') !== slug) return false;
@@ -194,7 +187,7 @@ async function useByKeyboard(page, slug, control) {
 test('on the full page every control changes its own figure and no other, by mouse and by keyboard', async () => {
   const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
   await readyAll(page);
-  await labAtRest(page);
+  await labDone(page, '#checkpoint');
   const summary = [];
   for (const slug of FIGURES) {
     // Controls that appear with a choice (the chunks of the interleaved schedule) are used once they do.

@@ -2,7 +2,7 @@
 // predictions, exercises and the sections beyond 3D.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectTexts, open, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
+import { expectTexts, labDone, open, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -161,7 +161,7 @@ test('checkpoint lab: a real run completes, measures what it predicts, gradients
   // then): before it, the page's own start-up work shares the main thread.
   await page.waitForSelector('[data-readout="gradients-agree"]');
   const started = await page.evaluate(() => performance.now());
-  await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60000 });
+  await labDone(page);
   const finished = await page.evaluate(() => performance.now());
   const found = await readouts(page);
   assert.equal(found['gradients-agree'].value, 1);

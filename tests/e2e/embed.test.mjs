@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, open, openShare, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
+import { FIGURES, labDone, open, openShare, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -245,7 +245,7 @@ test('each figure saves as an SVG that parses and holds its labels, and as a PNG
   for (const figure of FIGURES) {
     const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=${figure}`);
     await ready(page);
-    if (figure === 'checkpoint') await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60_000 });
+    await labDone(page);
     await openShare(page);
     const labels = await page.$$eval('.readout__label', (els) => els.map((el) => el.textContent));
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as SVG' }).click()]);

@@ -187,6 +187,18 @@ export async function readyAll(page) {
   await page.evaluate(() => window.scrollTo(0, 0));
 }
 
+/**
+ * Waits until the checkpointing lab in `scope` (if there is one) has finished
+ * its runs. The lab runs only while it is within a screen of the viewport,
+ * as a reader looking at it would have it, so it is scrolled into view first.
+ */
+export async function labDone(page, scope = 'body', timeout = 90_000) {
+  const status = page.locator(`${scope} .fig-lab__status`);
+  if (!(await status.count())) return;
+  await status.scrollIntoViewIfNeeded();
+  await page.waitForFunction((selector) => /^Done/.test(document.querySelector(selector).textContent), `${scope} .fig-lab__status`, { timeout });
+}
+
 /** Drags a slider's thumb with the mouse to `fraction` (0..1) of its track. */
 export async function dragSlider(page, param, fraction, scope = 'body') {
   const slider = page.locator(`${scope} input[type=range][data-param="${param}"]`);

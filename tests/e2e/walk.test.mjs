@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, PREFIX, readouts, ready, readyAll, useApp } from './harness.mjs';
+import { labDone, open, PREFIX, readouts, ready, readyAll, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -87,7 +87,7 @@ test('a full walk through every control: sliders move with the keyboard, nothing
   const sliders = await walkSliders(page);
   const others = await walkChoicesAndButtons(page);
   // The lab's runs finish in the background; let them, then look again.
-  await page.waitForFunction(() => /^Done/.test(document.querySelector('.fig-lab__status').textContent), null, { timeout: 60_000 });
+  await labDone(page);
   await assertWellFormed(page, 'after the walk');
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(errors, []);

@@ -1,0 +1,41 @@
+// An input touches only what it changes. Every slider of every figure is
+// moved through its range and back, one step a frame, and the DOM nodes each
+// step touches are counted (bench/measure.mjs `mutationCounts`: an attribute
+// or a text changed is one node, an element added or removed counts with
+// everything inside it). A count does not depend on the machine's speed, so
+// the ceilings below hold on a busy machine, and a change that rebuilds a
+// view on input fails here on any machine.
+//
+// Each ceiling is the largest step measured when it was set, and says why
+// a step needs that many. A ceiling is lowered when a figure does less; it
+// is never raised to let a rebuild pass.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useApp } from './harness.mjs';
+import { mutationCounts, SWEEP_PAGES } from '../../bench/measure.mjs';
+
+const CEILINGS = {
+  why: { nodes: 34, why: 'five readouts (text and value), three time bars (width, label), the memory bar, the changed numbers and labels of two equations, "In words", the slider\'s own text' },
+  dp: { nodes: 478, why: 'at 64 GPUs every GPU\'s card (its sequences, its bar) and every node of the ring moves (centre and size of its dot and chunk); one more GPU adds its card and its node' },
+  zero: { nodes: 26, why: 'the readouts, the bar of each part of the training state, the equation\'s numbers, "In words"' },
+  tp: { nodes: 12, why: 'the time readouts, the equation\'s numbers and label, "In words"' },
+  pp: { nodes: 238, why: 'from 1 to 8 stages the timeline gains seven rows, their numbered blocks and their layer labels' },
+  '3d': { nodes: 674, why: 'from 6 replicas to 1 the grid drops five rows of stage cells, each with its GPUs' },
+  planner: { nodes: 29, why: 'the readouts, the memory bar, the step bar, the verdict and timing sentences, the equations\' numbers' },
+  bubble: { nodes: 203, why: 'from 1 to 8 stages the timeline gains seven rows with their numbered blocks; the chart is a canvas' },
+  // 20 more than measured: on a slow machine the restarted experiment may publish its status within a step.
+  checkpoint: { nodes: 152, why: 'a new network restarts the experiment: the measured readouts return to their "measuring…" places, the predictions and equations change' },
+  '3d largest': { nodes: 2485, why: 'from 6 replicas to 1 the grid drops five rows of 16 stages of 8 GPUs; any other step renumbers the 90 nodes drawn (their texts)' },
+};
+
+const app = useApp();
+
+test('every slider step touches no more DOM nodes than its figure\'s ceiling', async () => {
+  const rows = await mutationCounts(app.browser, app.server.base);
+  console.log(rows.map((r) => `${r.page}: ${r.steps} steps, median ${r.median}, max ${r.max} (${r.worst})`).join('\n'));
+  const swept = SWEEP_PAGES.filter((p) => CEILINGS[p.name]).map((p) => p.name);
+  assert.deepEqual(rows.map((r) => r.page), swept, 'every page with a slider is swept and has a ceiling');
+  for (const row of rows) {
+    assert.ok(row.max <= CEILINGS[row.page].nodes, `${row.page}: a step touched ${row.max} nodes (${row.worst}), ceiling ${CEILINGS[row.page].nodes}`);
+  }
+});
