@@ -165,10 +165,12 @@ proptest! {
         prop_assert!(sent >= 0.0 && sent < 2.0 * message.max(f64::MIN_POSITIVE));
         prop_assert!(ring_allreduce_sent(Bytes(message), gpus.saturating_add(1)).value() >= sent);
         // ZeRO-3 gathers the 2-byte weights twice and reduce-scatters the
-        // 2-byte gradients: (N − 1)/N × 3 × 2Ψ, 1.5 times the all-reduce of 2Ψ.
+        // 2-byte gradients for each micro-batch: m × (N − 1)/N × 3 × 2Ψ, m × 1.5
+        // times the all-reduce of 2Ψ that plain data parallelism sends once.
         let params = message / 2.0;
-        let zero3 = data_parallel_sent(ADAM, params, gpus, ZeroStage::Three).value();
-        prop_assert!((zero3 - 1.5 * sent).abs() <= 1e-9 * zero3.max(1.0));
+        let m = 1 + gpus % 17;
+        let zero3 = data_parallel_sent(ADAM, params, gpus, ZeroStage::Three, m).value();
+        prop_assert!((zero3 - 1.5 * f64::from(m) * sent).abs() <= 1e-9 * zero3.max(1.0));
     }
 
     #[test]

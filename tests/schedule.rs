@@ -66,6 +66,31 @@ fn micro_batches_in_flight() {
     }
 }
 
+/// The interleaved schedule's first stage holds p(1 + (p − 1)/(pv))
+/// micro-batches when m > p (Korthikanti et al. 2022, section 4.2.3: the
+/// warm-up of 2(p − 1) + (v − 1)p + 1 chunks, counted here from Megatron-LM's
+/// rule), but only the m there are when m = p: every forward runs first
+/// (Megatron-LM's `all_warmup_microbatches`). The simulator agrees.
+#[test]
+fn interleaved_micro_batches_in_flight() {
+    for (p, v) in [(2, 2), (4, 2), (4, 4), (8, 2)] {
+        let warm_up_chunks = f64::from(2 * (p - 1) + (v - 1) * p + 1);
+        for m in [p, 2 * p, 4 * p] {
+            let held = (warm_up_chunks / f64::from(v)).min(f64::from(m));
+            assert_eq!(
+                in_flight(Schedule::Interleaved, p, m, v),
+                held,
+                "p {p} v {v} m {m}"
+            );
+            assert_eq!(
+                simulate(Schedule::Interleaved, p, m, v).peak_in_flight,
+                held,
+                "simulated, p {p} v {v} m {m}"
+            );
+        }
+    }
+}
+
 fn key(block: &Block, virt: u32) -> (BlockKind, u32, u32) {
     (block.kind, virt, block.micro)
 }

@@ -8,7 +8,7 @@ use crate::model::activations::Recompute;
 use crate::model::choice::Choice;
 use crate::model::pipeline::Schedule;
 use crate::model::planner::{Plan, StepBreakdown};
-use crate::model::search::{search, Rejection};
+use crate::model::search::{search, Rejection, TIED_WITHIN};
 use crate::model::units::{group_thousands, Fraction, Seconds};
 use crate::widgets::{rows, ReadoutData};
 
@@ -52,6 +52,8 @@ pub struct LayoutRow {
     pub settings: String,
     pub memory: String,
     pub step: Seconds,
+    /// Within the model's error of the fastest (`search::TIED_WITHIN`).
+    pub tied: bool,
     pub plan: Plan,
 }
 
@@ -117,6 +119,7 @@ pub fn search_data(base: &Plan) -> SearchData {
                 found.plan.capacity.capacity_in_gb()
             ),
             step: Seconds(found.step()),
+            tied: found.tied,
             plan: found.plan,
         })
         .collect();
@@ -126,8 +129,18 @@ pub fn search_data(base: &Plan) -> SearchData {
         .filter(|(_, count)| *count > 0)
         .map(|(why, count)| format!("{}: {}", why.words(), group_thousands(f64::from(count))))
         .collect();
+    let tied = rows.iter().filter(|r| r.tied).count();
+    let ranking = if tied > 1 {
+        format!(
+            " The first {tied} are within {} of the fastest step, closer than this model can tell \
+             apart, so they are tied: they are listed with the most memory to spare first.",
+            Fraction(TIED_WITHIN)
+        )
+    } else {
+        String::new()
+    };
     let rejected = format!(
-        "{} of {} layouts fit; set aside: {}.",
+        "{} of {} layouts fit; set aside: {}.{ranking}",
         group_thousands(f64::from(result.fit)),
         group_thousands(f64::from(result.tried)),
         reasons.join("; ")
@@ -230,7 +243,7 @@ pub fn LayoutTable(
                     <li class="layouts__row">
                         <span class="layouts__degrees">{move || row.with(|r| r.degrees.clone())}</span>
                         <span class="layouts__settings">{move || row.with(|r| r.settings.clone())}</span>
-                        <span class="layouts__numbers">{move || row.with(|r| format!("{} a step; {}", r.step, r.memory))}</span>
+                        <span class="layouts__numbers">{move || row.with(|r| format!("{} a step{}; {}", r.step, if r.tied { " (tied)" } else { "" }, r.memory))}</span>
                         <button
                             type="button"
                             class="button"

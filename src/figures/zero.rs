@@ -9,7 +9,7 @@ use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
 use super::shared;
 use crate::model::choice::{options, Choice};
-use crate::model::comm::data_parallel_sent;
+use crate::model::comm::{data_parallel_ratio, data_parallel_sent};
 use crate::model::memory::{fits, TrainingState, ZeroStage};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
@@ -36,10 +36,12 @@ state (the fp32 master weights and Adam's two averages, K = 12 bytes a parameter
 (4 + K/N)Ψ bytes a GPU. Stage 2 shards the gradients too: (2 + (2 + K)/N)Ψ. Stage 3 shards the fp16 weights as \
 well, (4 + K)Ψ/N, and gathers each layer's weights just before it is used. Their own example, a 7.5B model on 64 \
 GPUs, drops from 120 GB a GPU to 1.9 GB.</p>\
-<p>The first two stages are free in communication. An all-reduce is already a reduce-scatter followed by an \
-all-gather, and ZeRO simply updates each GPU's shard in between, so the bytes on the wire are unchanged. Stage 3 \
-pays about 1.5 times as much, because the weights must be gathered once for the forward pass and again for the \
-backward pass. PyTorch's FSDP (Zhao et al. 2023) is the same idea as stage 3.</p>";
+<p>At ZeRO's 16 bytes a parameter the first two stages are free in communication. An all-reduce is already a \
+reduce-scatter followed by an all-gather, and ZeRO updates each GPU's shard in between, so the bytes on the wire \
+are unchanged. Stage 3 pays about 1.5 times as much, because the weights must be gathered once for the forward \
+pass and again for the backward pass. With fp32 gradients (18 bytes) stage 1 sends less than plain data \
+parallelism, as only 2-byte weights are gathered back, and stage 3 the same. Stages 2 and 3 pay again for every \
+micro-batch of a step. PyTorch's FSDP (Zhao et al. 2023) is the same idea as stage 3.</p>";
 
 /// Data-parallel GPUs N; the slider shows 1 to 64, a URL may ask for up to 4,096.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 4096.0);
@@ -151,7 +153,8 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     let total = kept.total();
     let scale = total.value().max(gpu.memory.value());
     let smaller = full.total().value() / total.value();
-    let sent = data_parallel_sent(bytes, psi, n, params.stage);
+    // The figure's step is one micro-batch.
+    let sent = data_parallel_sent(bytes, psi, n, params.stage, 1);
     let fit = fits(total, gpu.memory);
     let floor = match params.stage {
         ZeroStage::None => "nothing is sharded, so every GPU keeps the whole state".to_string(),
@@ -171,11 +174,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
         whole = full.total(),
         fits = if fit { "fits" } else { "does not fit" },
         capacity = gpu.memory.capacity_text(),
-        extra = if params.stage == ZeroStage::Three {
-            ", 1.5 times plain data parallelism, because the weights are gathered in both passes"
-        } else {
-            ", the same as plain data parallelism"
-        },
+        extra = sent_against_plain(params.stage, data_parallel_ratio(bytes, params.stage, 1)),
     );
     let state_per_gpu = ReadoutData::bytes("state-per-gpu", "State per GPU", total);
     ZeroData {
@@ -190,6 +189,29 @@ pub fn data(params: &ZeroParams) -> ZeroData {
         fits: ReadoutData::yes_no("fits", format!("Fits {}", gpu.memory.capacity_text()), fit),
         summary,
     }
+}
+
+/// How the bytes a stage sends compare with plain data parallelism's
+/// (`ratio`, from the model), in words after "Each GPU sends 23.6 GB a step".
+fn sent_against_plain(stage: ZeroStage, ratio: f64) -> String {
+    if stage == ZeroStage::None || !ratio.is_finite() {
+        return String::new();
+    }
+    let how = if (ratio - 1.0).abs() < 0.005 {
+        "the same as plain data parallelism".to_string()
+    } else {
+        format!(
+            "{} what plain data parallelism sends",
+            format_ratio(ratio, 2)
+        )
+    };
+    let why = match stage {
+        ZeroStage::Three => {
+            "the weights are gathered for the forward and again for the backward pass"
+        }
+        _ => "the gradients are reduce-scattered and the updated weights gathered",
+    };
+    format!(", {how}: {why}")
 }
 
 /// The chosen stage's formula (Rajbhandari et al. 2020, section 5.1).

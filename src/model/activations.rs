@@ -210,7 +210,10 @@ pub fn output_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
 /// micro-batches of its whole stage: all m under GPipe; at most p under 1F1B
 /// and ZB-H1 (Narayanan et al. 2021, section 2.2.1); p(1 + (p − 1)/(pv))
 /// under the interleaved schedule with v chunks (Korthikanti et al. 2022,
-/// section 4.2.3); one when there is no pipeline.
+/// section 4.2.3: the first stage's 2(p − 1) + (v − 1)p + 1 warm-up chunks),
+/// but never more than the m there are: with m = p Megatron-LM runs every
+/// forward first (`forward_backward_pipelining_with_interleaving`,
+/// `all_warmup_microbatches`); one when there is no pipeline.
 pub fn in_flight(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
     let (p, m) = (f64::from(p.max(1)), f64::from(m.max(1)));
     if p <= 1.0 {
@@ -219,7 +222,7 @@ pub fn in_flight(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
     match schedule {
         Schedule::GPipe => m,
         Schedule::OneFOneB | Schedule::ZeroBubbleH1 => m.min(p),
-        Schedule::Interleaved => p * (1.0 + (p - 1.0) / (p * f64::from(chunks.max(1)))),
+        Schedule::Interleaved => m.min(p * (1.0 + (p - 1.0) / (p * f64::from(chunks.max(1))))),
     }
 }
 

@@ -150,22 +150,56 @@ pub fn ring_step(gpus: u32, message: Bytes, index: u32) -> Option<RingStep> {
     })
 }
 
-/// Bytes each data-parallel GPU sends a step to synchronise the gradients
-/// of `params` parameters kept by the convention `bytes`.
+/// Bytes each data-parallel GPU sends in a step of `micro_batches`
+/// micro-batches to synchronise `params` parameters kept by the convention
+/// `bytes` over `gpus` GPUs, with Ψ the parameters and (N − 1)/N the ring's
+/// share:
 ///
-/// Stages 0 to 2 all-reduce the gradients (ZeRO-1 and 2 split the same
-/// all-reduce into its reduce-scatter and all-gather halves, so the volume is
-/// unchanged). Stage 3 instead all-gathers the 16-bit weights in the forward
-/// and again in the backward pass, and reduce-scatters the gradients:
-/// (N − 1)/N · Ψ(2 × weight bytes + gradient bytes); at 16 bytes a parameter
-/// that is 1.5 times the all-reduce (Rajbhandari et al. 2020, section 7.2.2).
-pub fn data_parallel_sent(bytes: BytesPerParam, params: f64, gpus: u32, stage: ZeroStage) -> Bytes {
-    let gradient = bytes.reduced_gradient_of(params);
-    if stage == ZeroStage::Three {
-        ring_gather_sent(Bytes(params * 2.0 * bytes.weights) + gradient, gpus)
-    } else {
-        ring_allreduce_sent(gradient, gpus)
-    }
+/// - stage 0 accumulates the gradients over the micro-batches and
+///   all-reduces them once: 2 × g × Ψ(N − 1)/N, with g the bytes a parameter
+///   of the gradient it reduces (`reduced_gradient`; fp32 for 18 and 20
+///   bytes);
+/// - stage 1 (Megatron-LM's distributed optimizer) reduce-scatters the
+///   gradients as written once a step and all-gathers the updated 16-bit
+///   weights: (g + w)Ψ(N − 1)/N: 4 at 16 bytes (the all-reduce's volume,
+///   Rajbhandari et al. 2020, section 7.2.1), 6 at 18 (fp32 gradients), 4 at
+///   20 (fp16 gradients, accumulated into the fp32 shard) (Megatron-LM
+///   `docs/api-guide/dist_optimizer.md`);
+/// - stage 2 keeps no whole gradient, so it reduce-scatters after every
+///   micro-batch's backward pass (DeepSpeed's maintainers,
+///   deepspeedai/DeepSpeed#2252), and gathers the weights once:
+///   (m·g + w)Ψ(N − 1)/N;
+/// - stage 3 keeps no whole weight either: every micro-batch gathers the
+///   weights for its forward and again for its backward pass, and
+///   reduce-scatters its gradients: m(2w + g)Ψ(N − 1)/N; at 16 bytes and
+///   one micro-batch 1.5 times the all-reduce (Rajbhandari et al. 2020,
+///   section 7.2.2).
+pub fn data_parallel_sent(
+    bytes: BytesPerParam,
+    params: f64,
+    gpus: u32,
+    stage: ZeroStage,
+    micro_batches: u32,
+) -> Bytes {
+    let m = f64::from(micro_batches.max(1));
+    let (w, g) = (bytes.weights, bytes.gradients);
+    let per_param = match stage {
+        ZeroStage::None => return ring_allreduce_sent(bytes.reduced_gradient_of(params), gpus),
+        ZeroStage::One => g + w,
+        ZeroStage::Two => m * g + w,
+        ZeroStage::Three => m * (2.0 * w + g),
+    };
+    ring_gather_sent(Bytes(per_param * params), gpus)
+}
+
+/// What `stage` sends in a step of `micro_batches` against plain data
+/// parallelism's one all-reduce, under the same convention: the ratio of
+/// [`data_parallel_sent`]s, whatever the parameters and GPUs (both carry
+/// the ring's (N − 1)/N). 1.5 for ZeRO-3 at 16 bytes and one micro-batch;
+/// 1 at 18 bytes, where the all-reduce carries fp32 gradients.
+pub fn data_parallel_ratio(bytes: BytesPerParam, stage: ZeroStage, micro_batches: u32) -> f64 {
+    let sent = |stage| data_parallel_sent(bytes, 1.0, 2, stage, micro_batches).value();
+    sent(stage) / sent(ZeroStage::None)
 }
 
 /// Bytes each GPU sends in one mixture-of-experts layer with expert
@@ -255,16 +289,49 @@ mod tests {
         );
     }
 
-    /// At 16 bytes ZeRO-3 sends 1.5 times the all-reduce (weights 2 + 2,
-    /// gradients 2, against 2 × 2); at 18, with fp32 gradients, (2 + 2 + 4)
-    /// against 2 × 4: the same bytes, not 1.5 times more.
+    /// One micro-batch, 1e9 parameters over 8 GPUs (ring share 7/8). At 16
+    /// bytes stages 1 and 2 send the all-reduce's 2 × 2 bytes a parameter
+    /// and stage 3 1.5 times as much (Rajbhandari et al. 2020, 7.2.1-7.2.2);
+    /// at 18 the distributed optimizer reduce-scatters 4-byte gradients and
+    /// gathers 2-byte weights, 6 against plain data parallelism's 2 × 4; at
+    /// 20 it reduce-scatters the 2-byte gradients, 4 against 2 × 4
+    /// (Megatron-LM's dist_optimizer.md).
     #[test]
-    fn zero_3_gathers_weights_twice_and_reduce_scatters_gradients() {
-        let sent = |bytes, stage| data_parallel_sent(bytes, 1e9, 8, stage).value();
+    fn what_each_stage_sends_under_each_convention() {
+        let per_param =
+            |bytes, stage| data_parallel_sent(bytes, 1e9, 8, stage, 1).value() / (1e9 * 7.0 / 8.0);
+        let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-9, "{a} against {b}");
         let adam = BytesPerParam::MIXED_PRECISION_ADAM;
-        assert_eq!(sent(adam, ZeroStage::Two), sent(adam, ZeroStage::None));
-        assert!((sent(adam, ZeroStage::Three) / sent(adam, ZeroStage::None) - 1.5).abs() < 1e-12);
+        close(per_param(adam, ZeroStage::None), 4.0);
+        close(per_param(adam, ZeroStage::One), 4.0);
+        close(per_param(adam, ZeroStage::Two), 4.0);
+        close(per_param(adam, ZeroStage::Three), 6.0);
         let fp32 = BytesPerParam::FP32_GRADIENTS;
-        assert!((sent(fp32, ZeroStage::Three) - sent(fp32, ZeroStage::None)).abs() < 1.0);
+        close(per_param(fp32, ZeroStage::None), 8.0);
+        close(per_param(fp32, ZeroStage::One), 6.0);
+        close(per_param(fp32, ZeroStage::Three), 8.0);
+        let accumulate = BytesPerParam::FP32_ACCUMULATION;
+        close(per_param(accumulate, ZeroStage::None), 8.0);
+        close(per_param(accumulate, ZeroStage::One), 4.0);
+        // The same ratios, as the figure states them.
+        close(data_parallel_ratio(adam, ZeroStage::Three, 1), 6.0 / 4.0);
+        close(data_parallel_ratio(fp32, ZeroStage::Three, 1), 8.0 / 8.0);
+        close(data_parallel_ratio(fp32, ZeroStage::One, 1), 6.0 / 8.0);
+    }
+
+    /// 7e9 parameters over 64 GPUs, 16 micro-batches a step, 16 bytes:
+    /// ZeRO-3 gathers 2-byte weights twice and reduce-scatters 2-byte
+    /// gradients for each micro-batch, 16 × 6 × 7e9 × 63/64 = 661.5 GB
+    /// (issue 19's given case); ZeRO-2 reduce-scatters 16 times and gathers
+    /// once, (16 × 2 + 2) × 7e9 × 63/64; stages 0 and 1 once a step.
+    #[test]
+    fn sharded_stages_pay_per_micro_batch() {
+        let adam = BytesPerParam::MIXED_PRECISION_ADAM;
+        let sent = |stage| data_parallel_sent(adam, 7e9, 64, stage, 16).value();
+        let ring = 7e9 * 63.0 / 64.0;
+        assert!((sent(ZeroStage::Three) - 661.5e9).abs() < 1e3);
+        assert!((sent(ZeroStage::Two) - 34.0 * ring).abs() < 1e3);
+        assert!((sent(ZeroStage::One) - 4.0 * ring).abs() < 1e3);
+        assert!((sent(ZeroStage::None) - 4.0 * ring).abs() < 1e3);
     }
 }

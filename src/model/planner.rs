@@ -291,8 +291,8 @@ impl Plan {
         let activations = first_stage(&self.arch, &setup, p, self.schedule, m, self.chunks);
         let total = state.total() + activations;
         let tokens = setup.seq * setup.micro_batch;
-        let data_traffic = data_parallel_sent(self.bytes, loaded.dense, replicas, self.stage)
-            + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage);
+        let data_traffic = data_parallel_sent(self.bytes, loaded.dense, replicas, self.stage, m)
+            + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage, m);
         let layers = stage_layers(self.arch.layers, p)
             .first()
             .map_or(0, |r| r.end - r.start);

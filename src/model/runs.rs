@@ -158,6 +158,6 @@ pub const RUNS: [PublishedRun; 8] = [
             gpu_hours: Some(30.84e6),
         },
         assumed: "the interleaved schedule with 2 chunks, no recomputation, ZeRO-1",
-        explanation: "As on 8,192 GPUs, we say the activations do not fit a run that trained. With 16 micro-batches a step against 16 stages our bubble is large; the published MFU already includes whatever bubble the run had, so our time is an upper bound. The GPU-hours cover the whole training, not only this configuration.",
+        explanation: "As on 8,192 GPUs, we say the activations do not fit a run that trained. With 16 micro-batches a step against 16 stages the interleaved schedule runs every forward first, so the first stage holds all 16; our bubble is large; the published MFU already includes whatever bubble the run had, so our time is an upper bound. The GPU-hours cover the whole training, not only this configuration.",
     },
 ];

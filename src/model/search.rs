@@ -12,6 +12,15 @@
 //! d; micro-batches of 1, 2, 4 or 8; no, selective or full recomputation;
 //! sequence parallelism whenever t > 1; 1F1B, or the interleaved schedule
 //! with 2 or 4 chunks where a stage's layers divide and m is a multiple of p.
+//! ZeRO stages 2 and 3 are tried without pipeline parallelism only:
+//! DeepSpeed refuses them with a pipeline (`deepspeed/runtime/pipe/engine.py`),
+//! and with one they would gather weights or reduce gradients for every
+//! micro-batch of every stage (`comm::data_parallel_sent`).
+//!
+//! The estimate is a model, good to about [`TIED_WITHIN`] against published
+//! runs at best (`runs.rs`), so layouts whose steps lie that close to the
+//! fastest are tied: among them the one with the most memory to spare
+//! comes first, then the fastest.
 
 use super::activations::{ActivationSetup, Recompute};
 use super::choice::Choice;
@@ -31,16 +40,19 @@ pub enum Rejection {
     /// The interleaved schedule needs a stage's layers to divide into its
     /// chunks and m to be a multiple of p.
     ScheduleDoesNotDivide,
+    /// ZeRO-2 or 3 with pipeline parallelism.
+    ShardedWithPipeline,
     /// The most loaded GPU's state and activations exceed its memory.
     OutOfMemory,
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 5] = [
+    pub const ALL: [Rejection; 6] = [
         Rejection::GpusDoNotDivide,
         Rejection::TensorAcrossNodes,
         Rejection::BatchDoesNotDivide,
         Rejection::ScheduleDoesNotDivide,
+        Rejection::ShardedWithPipeline,
         Rejection::OutOfMemory,
     ];
 
@@ -50,22 +62,35 @@ impl Rejection {
             Rejection::TensorAcrossNodes => "tensor parallelism would span nodes",
             Rejection::BatchDoesNotDivide => "the batch does not divide into whole micro-batches",
             Rejection::ScheduleDoesNotDivide => "the interleaved chunks do not divide",
+            Rejection::ShardedWithPipeline => "ZeRO-2 and 3 are not run with pipeline parallelism",
             Rejection::OutOfMemory => "out of memory",
         }
     }
 }
+
+/// How close to the fastest a layout's step must be to count as tied with
+/// it: 10%, the model's distance from the published runs it is checked
+/// against (`runs.rs`: Llama 2 70B's GPU-hours 1.10 times theirs).
+pub const TIED_WITHIN: f64 = 0.10;
 
 /// A layout that fits, with what the estimator says of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Found {
     pub plan: Plan,
     pub estimate: PlanEstimate,
+    /// Its step is within [`TIED_WITHIN`] of the fastest layout's.
+    pub tied: bool,
 }
 
 impl Found {
     /// Its predicted step, communication included, in seconds.
     pub fn step(&self) -> f64 {
         self.estimate.breakdown.total()
+    }
+
+    /// The memory its most loaded GPU has to spare, in bytes.
+    pub fn headroom(&self) -> f64 {
+        self.plan.capacity.value() - self.estimate.total.value()
     }
 }
 
@@ -77,11 +102,15 @@ pub struct SearchResult {
     pub tried: u32,
     pub fit: u32,
     /// Layouts set aside, by reason, in [`Rejection::ALL`]'s order.
-    pub rejected: [u32; 5],
+    pub rejected: [u32; 6],
 }
 
-/// How many of the best layouts the search keeps.
+/// How many of the best layouts the search shows.
 pub const KEEP: usize = 10;
+
+/// How many of the fastest it ranks: enough that a tie of many layouts
+/// is ordered by its rule, not cut by speed first.
+const RANKED: usize = 200;
 
 /// The divisors of `n` among 1, 2, 4, 8 (the degrees a node's GPUs allow).
 fn small_powers(n: u32, top: u32) -> impl Iterator<Item = u32> {
@@ -111,7 +140,7 @@ pub fn search(base: &Plan) -> SearchResult {
         best: Vec::new(),
         tried: 0,
         fit: 0,
-        rejected: [0; 5],
+        rejected: [0; 6],
     };
     let tally = |result: &mut SearchResult, why: Rejection, count: u32| {
         result.tried += count;
@@ -156,6 +185,10 @@ pub fn search(base: &Plan) -> SearchResult {
                             }
                             for &recompute in Recompute::ALL {
                                 for &stage in ZeroStage::ALL {
+                                    if p > 1 && stage >= ZeroStage::Two {
+                                        tally(&mut result, Rejection::ShardedWithPipeline, 1);
+                                        continue;
+                                    }
                                     result.tried += 1;
                                     let plan = Plan {
                                         tensor: t,
@@ -177,7 +210,14 @@ pub fn search(base: &Plan) -> SearchResult {
                                     let estimate = plan.estimate();
                                     if estimate.fits {
                                         result.fit += 1;
-                                        keep(&mut result.best, Found { plan, estimate });
+                                        keep(
+                                            &mut result.best,
+                                            Found {
+                                                plan,
+                                                estimate,
+                                                tied: false,
+                                            },
+                                        );
                                     } else {
                                         result.rejected[Rejection::OutOfMemory as usize] += 1;
                                     }
@@ -189,14 +229,45 @@ pub fn search(base: &Plan) -> SearchResult {
             }
         }
     }
+    rank(&mut result.best);
     result
 }
 
-/// Keeps the [`KEEP`] fastest, in order.
+/// Keeps the [`RANKED`] fastest, in order.
 fn keep(best: &mut Vec<Found>, found: Found) {
     let at = best.partition_point(|f| f.step() <= found.step());
-    if at < KEEP {
+    if at < RANKED {
         best.insert(at, found);
-        best.truncate(KEEP);
+        best.truncate(RANKED);
+    }
+}
+
+/// Orders the fastest layouts as the page shows them, and keeps [`KEEP`]:
+/// those tied with the fastest first, most memory to spare first; then the
+/// rest by step.
+fn rank(best: &mut Vec<Found>) {
+    let Some(fastest) = best.first().map(Found::step) else {
+        return;
+    };
+    let mut ranked: Vec<Found> = Vec::with_capacity(KEEP + 1);
+    for mut found in best.drain(..) {
+        found.tied = found.step() <= fastest * (1.0 + TIED_WITHIN);
+        let at = ranked.partition_point(|f| shown_before(f, &found));
+        if at < KEEP {
+            ranked.insert(at, found);
+            ranked.truncate(KEEP);
+        }
+    }
+    *best = ranked;
+}
+
+/// Whether `a` is listed before `b` (or with it): tied before untied; tied
+/// ones by memory to spare, the others by step.
+fn shown_before(a: &Found, b: &Found) -> bool {
+    match (a.tied, b.tied) {
+        (true, false) => true,
+        (false, true) => false,
+        (true, true) => a.headroom() >= b.headroom(),
+        (false, false) => a.step() <= b.step(),
     }
 }
