@@ -12,7 +12,7 @@ use crate::model::memory::BytesPerParam;
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
 use crate::model::scenario::read_bytes_per_param;
 use crate::page::Page;
-use crate::settings::{provide_settings, PageSettings};
+use crate::settings::{provide_settings, PageBytes, PageSettings};
 
 /// What the page shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +146,7 @@ pub fn App() -> impl IntoView {
     // figure (its notice, if any, came with the URL's figure).
     let bytes = read_bytes_per_param(&query, BytesPerParam::MIXED_PRECISION_ADAM, &mut Vec::new());
     figures.iter().for_each(|f| f.set_bytes_per_param(bytes));
+    provide_context(PageBytes(RwSignal::new(bytes)));
     let figures = StoredValue::new(figures);
     write_url_on_change(route, figures, page);
     match route {

@@ -66,6 +66,12 @@ impl PageSettings {
     }
 }
 
+/// The training state's bytes a parameter, the page's one convention: read
+/// from the URL, changed only by the settings, and pushed into every figure
+/// (which write it to the URL).
+#[derive(Clone, Copy, Debug)]
+pub struct PageBytes(pub RwSignal<BytesPerParam>);
+
 /// The page's settings, shared with every part of the page.
 #[derive(Clone, Copy, Debug)]
 pub struct SettingsContext(pub RwSignal<PageSettings>);
@@ -131,14 +137,14 @@ pub fn Settings(
     figures: StoredValue<Vec<Live>>,
 ) -> impl IntoView {
     // The convention is the page's: every figure holds the same one.
-    let bytes = Signal::derive(move || {
-        figures
-            .with_value(|all| all.iter().find_map(|f| f.bytes_per_param()))
-            .unwrap_or(BytesPerParam::MIXED_PRECISION_ADAM)
-    });
+    let bytes = use_context::<PageBytes>().map_or_else(
+        || RwSignal::new(BytesPerParam::MIXED_PRECISION_ADAM),
+        |b| b.0,
+    );
     let set_bytes = Callback::new(move |id: String| {
-        if let Some(bytes) = BytesPerParam::from_id(&id) {
-            figures.with_value(|all| all.iter().for_each(|f| f.set_bytes_per_param(bytes)));
+        if let Some(chosen) = BytesPerParam::from_id(&id) {
+            bytes.set(chosen);
+            figures.with_value(|all| all.iter().for_each(|f| f.set_bytes_per_param(chosen)));
         }
     });
     view! {

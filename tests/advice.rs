@@ -4,21 +4,9 @@
 //! the page shows it. Each expected value is computed here from its source.
 #![cfg(not(target_arch = "wasm32"))]
 
-use parallax::figures::find;
-use parallax::model::query::Query;
+mod common;
 
-/// The readout `id` of `figure` at `query`, with no notice.
-fn readout(figure: &str, query: &str, id: &str) -> f64 {
-    let (_, figure) = find(figure).expect("a figure");
-    let mut notices = Vec::new();
-    let readouts = (figure.native.readouts)(&Query::parse(query), &mut notices);
-    assert!(notices.is_empty(), "{query}: {notices:?}");
-    readouts
-        .iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("{query}: no readout {id}"))
-        .value
-}
+use common::readout;
 
 fn within(value: f64, expected: f64, share: f64) {
     assert!(

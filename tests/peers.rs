@@ -8,8 +8,7 @@
 //! (the case their report covers with sequence parallelism).
 #![cfg(not(target_arch = "wasm32"))]
 
-use parallax::figures::find;
-use parallax::model::query::Query;
+mod common;
 
 /// The arguments of Megatron-LM's report that these layouts set.
 struct Args {
@@ -74,15 +73,7 @@ impl Args {
 
 /// The planner's readout `id` for `query`.
 fn planner(query: &str, id: &str) -> f64 {
-    let (_, figure) = find("planner").unwrap();
-    let mut notices = Vec::new();
-    let readouts = (figure.native.readouts)(&Query::parse(query), &mut notices);
-    assert!(notices.is_empty(), "{query}: {notices:?}");
-    readouts
-        .iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("{id}"))
-        .value
+    common::readout("planner", query, id)
 }
 
 fn within(ours: f64, theirs: f64, share: f64, what: &str) {

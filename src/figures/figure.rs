@@ -345,8 +345,6 @@ pub trait LiveFigure: Send + Sync {
     fn pairs(&self) -> Pairs;
     /// Controls, diagram, readouts and "In words".
     fn view(&self) -> AnyView;
-    /// The training state's bytes a parameter, for figures that hold a training state (a tracked read).
-    fn bytes_per_param(&self) -> Option<BytesPerParam>;
     fn set_bytes_per_param(&self, bytes: BytesPerParam);
 }
 
@@ -394,11 +392,6 @@ impl<P: Params> LiveFigure for LiveParams<P> {
             None => P::body(params, data),
         };
         frame(param::render(controls), body)
-    }
-
-    fn bytes_per_param(&self) -> Option<BytesPerParam> {
-        self.params
-            .with(|p| p.scenario().map(|s| s.bytes_per_param))
     }
 
     fn set_bytes_per_param(&self, bytes: BytesPerParam) {

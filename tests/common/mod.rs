@@ -1,0 +1,18 @@
+//! What several native test files ask of the figure registry.
+
+use parallax::figures::find;
+use parallax::model::query::Query;
+
+/// The readout `id` of `figure` at `query`, as the page computes it; the
+/// query must read without a notice.
+pub fn readout(figure: &str, query: &str, id: &str) -> f64 {
+    let (_, figure) = find(figure).unwrap_or_else(|| panic!("no figure {figure}"));
+    let mut notices = Vec::new();
+    let readouts = (figure.native.readouts)(&Query::parse(query), &mut notices);
+    assert!(notices.is_empty(), "{query}: {notices:?}");
+    readouts
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("{query}: no readout {id}"))
+        .value
+}
