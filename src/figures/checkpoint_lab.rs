@@ -459,8 +459,8 @@ fn clock_tick() -> f64 {
     }
 }
 
-/// What an experiment needs to know between chunks: whether it is still
-/// the current one, and whether its figure is on screen.
+/// What an experiment needs between chunks: whether it is still the current
+/// one, whether its figure is on screen, and the charts' redraw signals.
 struct Experiment {
     generation: RwSignal<u32>,
     started: u32,
