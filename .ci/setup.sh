@@ -68,7 +68,7 @@ if ! command -v npm >/dev/null; then
 fi
 echo "  node $(node --version), npm $(npm --version)"
 
-step "npm packages in tests/e2e (binaryen 132 for wasm-opt, playwright-core)"
+step "npm packages in tests/e2e (binaryen 132 for wasm-opt, terser, playwright-core)"
 stamp="$E2E_DIR/node_modules/.parallax-lock"
 if [ ! -f "$stamp" ] || ! cmp -s "$E2E_DIR/package-lock.json" "$stamp"; then
   echo "  npm ci"

@@ -69,7 +69,9 @@ pub struct Param<P: 'static> {
     pub key: &'static str,
     /// The control's label, its accessible name.
     pub label: &'static str,
-    /// One sentence for the embed page and the README's table of keys.
+    /// One sentence for the embed page and the README's table of keys,
+    /// which are generated natively (`tests/docs.rs`): not in the bundle.
+    #[cfg(not(target_arch = "wasm32"))]
     pub help: &'static str,
     pub value: Value<P>,
     pub control: Control<P>,
@@ -113,6 +115,7 @@ impl<P> Param<P> {
         Self {
             key: spec.key,
             label,
+            #[cfg(not(target_arch = "wasm32"))]
             help: "",
             value: Value::Number {
                 spec,
@@ -138,6 +141,7 @@ impl<P> Param<P> {
         Self {
             key,
             label,
+            #[cfg(not(target_arch = "wasm32"))]
             help: "",
             value: Value::Choice { options, get, set },
             control: Control::Hidden,
@@ -147,8 +151,15 @@ impl<P> Param<P> {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     pub const fn help(mut self, help: &'static str) -> Self {
         self.help = help;
+        self
+    }
+
+    /// The help sentence is the docs' alone: the bundle drops it.
+    #[cfg(target_arch = "wasm32")]
+    pub const fn help(self, _help: &'static str) -> Self {
         self
     }
 
@@ -326,6 +337,7 @@ pub fn write<P>(table: &[Param<P>], params: &P, defaults: &P, pairs: &mut Pairs)
 }
 
 /// A key as the embed page and the README document it.
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyDoc {
     pub key: &'static str,
@@ -337,6 +349,7 @@ pub struct KeyDoc {
     pub shared: bool,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Documents the table's keys, with the defaults of `defaults`.
 pub fn docs<P>(table: &[Param<P>], defaults: &P) -> Vec<KeyDoc> {
     table
