@@ -5,10 +5,13 @@
 use leptos::prelude::*;
 
 use crate::figures::figure::Params;
-use crate::figures::planner::{data, PlannerParams};
+use crate::figures::planner::{peak_stage, PlannerParams};
+use crate::model::choice::Choice;
+use crate::model::memory::ZeroStage;
+use crate::model::pipeline::Schedule;
 use crate::model::query::Query;
 use crate::model::runs::{PublishedRun, RUNS};
-use crate::model::units::{group_thousands, Count, Fraction, Seconds};
+use crate::model::units::{counted, group_thousands, Count, Fraction, Seconds};
 
 /// One run, ours beside the published numbers, as its card shows them.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,18 +19,20 @@ pub struct Comparison {
     pub run: PublishedRun,
     /// `t × p × d` and the GPU count.
     pub layout: String,
+    /// The schedule, chunks, ZeRO stage, bytes, FLOP count and MFU the card runs with.
+    pub settings: String,
     /// What the source publishes: throughput, days or GPU-hours.
     pub published: String,
     /// The most loaded GPU: training state + activations against the device.
     pub memory: String,
     pub fits: bool,
-    /// Our step, and the step the published rate gives where there is one.
     pub step: String,
     /// Our days or GPU-hours against the published ones, where the source gives them.
     pub time: Option<String>,
     /// Ours over published, for days or GPU-hours where the source gives one.
     pub time_ratio: Option<f64>,
-    pub mfu: String,
+    /// Model FLOP over the whole step, as the planner's `mfu` readout.
+    pub mfu: f64,
     pub link: String,
 }
 
@@ -36,7 +41,6 @@ pub fn compare(run: PublishedRun) -> Comparison {
     let params = PlannerParams::from_query(&Query::parse(run.query), &mut Vec::new());
     let plan = params.plan();
     let estimate = plan.estimate();
-    let fits = data(&params).fits.value == 1.0;
     let gpus = f64::from(plan.gpus_used());
     let published = run.published;
     let tokens = Count(published.tokens.unwrap_or(plan.tokens));
@@ -65,20 +69,17 @@ pub fn compare(run: PublishedRun) -> Comparison {
         }
         (None, None) => (None, None),
     };
-    let step = match published.flop_per_gpu {
-        Some(rate) => format!(
-            "{}; the published rate, which already includes the bubble, gives {}",
-            estimate.step_time,
-            Seconds(estimate.step_flop.value() / (gpus * rate))
-        ),
-        None => estimate.step_time.to_string(),
-    };
     let mut said = Vec::new();
     if let Some(rate) = published.flop_per_gpu {
         said.push(format!(
-            "{} TFLOP/s a GPU, {} of peak",
+            "{} TFLOP/s a GPU, {} of peak{}",
             group_thousands(rate / 1e12),
-            Fraction(published.utilisation)
+            Fraction(published.utilisation),
+            if published.counts_recomputation {
+                ", recomputation's FLOP counted"
+            } else {
+                " (MFU)"
+            }
         ));
     }
     if let Some(days) = published.days {
@@ -90,39 +91,80 @@ pub fn compare(run: PublishedRun) -> Comparison {
             group_thousands(hours)
         ));
     }
+    let chunks = if plan.schedule == Schedule::Interleaved {
+        format!(", {} chunks a GPU", plan.chunks)
+    } else {
+        String::new()
+    };
+    let mfu = match plan.step_mfu {
+        Some(_) => format!("MFU over the step {}, as published", Fraction(estimate.mfu)),
+        None => format!("{} of the peak while computing", Fraction(estimate.busy)),
+    };
+    let stages: Vec<u32> = plan
+        .stage_ranges()
+        .iter()
+        .map(|r| r.end - r.start)
+        .collect();
+    let uneven = stages.first() != stages.iter().max();
     Comparison {
         run,
         layout: format!(
-            "{} GPUs: t {} × p {} × d {}. Assumed: {}.",
+            "{} GPUs: t {} × p {} × d {}{}.",
             group_thousands(gpus),
             plan.tensor,
             plan.pipeline,
             group_thousands(f64::from(estimate.data)),
-            run.assumed
+            if uneven {
+                format!(", {} layers on the end stages and {} on the others", stages[0], stages.iter().max().unwrap_or(&0))
+            } else {
+                String::new()
+            }
+        ),
+        settings: format!(
+            "micro-batches of {}; {}{chunks}; {}; {} bytes a parameter; FLOP {}, recomputation {}; {mfu}.",
+            counted(plan.micro_batch(), "sequence", "sequences"),
+            plan.schedule.label(),
+            if plan.stage == ZeroStage::None { "no ZeRO" } else { plan.stage.label() },
+            plan.bytes.id(),
+            plan.flop.label(),
+            plan.activations.recompute.label().to_lowercase(),
         ),
         published: said.join("; "),
         memory: format!(
-            "{} of training state + {} of activations = {} of {}: {}",
+            "up to {} of training state a GPU, {} of activations on the first stage; {} on the GPU that holds the \
+             most{}, of the {} left of {} after {} kept in reserve: {}",
             estimate.state.total(),
             estimate.activations,
             estimate.total,
+            peak_stage(&plan, &estimate),
+            plan.usable_memory(),
             plan.capacity.capacity_in_gb(),
-            if fits { "fits" } else { "does not fit" }
+            plan.reserve,
+            if estimate.fits { "fits" } else { "does not fit" }
         ),
-        fits,
-        step,
+        fits: estimate.fits,
+        step: format!(
+            "{}, the bubble {} of it: {} {} of their peak while busy",
+            estimate.step_time,
+            Fraction(estimate.bubble),
+            if plan.step_mfu.is_some() {
+                "to give this MFU over the whole step, the GPUs compute at"
+            } else {
+                "the GPUs compute at our default"
+            },
+            Fraction(estimate.busy)
+        ),
         time,
         time_ratio,
-        mfu: Fraction(estimate.mfu).to_string(),
+        mfu: estimate.mfu,
         link: format!("?step=planner&{}#planner", run.query),
     }
 }
 
-const LEDE: &str = "Each card is a run whose layout and throughput were published, put through the planner. Memory is \
-the most loaded GPU's. Time takes the published utilisation as the rate while busy and adds the pipeline bubble, as \
-every figure here does; a published rate is measured over whole steps, bubble included, so where the bubble is large \
-our time is the longer. Narayanan et al. count recomputation's arithmetic in their TFLOP/s; our MFU counts the \
-model's FLOP only, as Meta's does.";
+const LEDE: &str = "Each card is a run whose layout and throughput were published, entered in the planner with the \
+settings its source states and ours where it is silent. A published MFU is entered as the MFU over the step, so the \
+step is the one the run took and the planner works out how fast the GPUs computed while busy. Memory is the GPU that \
+holds the most, against what the device reports less the memory kept in reserve.";
 
 /// One labelled fact of a card.
 fn fact(term: &'static str, detail: String) -> impl IntoView {
@@ -145,11 +187,14 @@ pub fn PublishedRuns() -> impl IntoView {
                     <p class="run__source">{card.run.source}</p>
                     <dl class="run__facts">
                         {fact("Layout", card.layout)}
+                        {fact("As the source states", card.run.stated.to_string())}
+                        {fact("Where it is silent", card.run.assumed.to_string())}
+                        {fact("Settings", card.settings)}
                         {fact("Published", card.published)}
                         {fact("Most loaded GPU", card.memory)}
                         {fact("Step", card.step)}
                         {card.time.map(|time| fact("Training", time))}
-                        {fact("MFU over the step", card.mfu)}
+                        {fact("MFU over the step", Fraction(card.mfu).to_string())}
                         {(!card.run.explanation.is_empty()).then(|| fact("Why ours differs", card.run.explanation.to_string()))}
                     </dl>
                     <a class="run__open" href=card.link>"Open in the planner"</a>

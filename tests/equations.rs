@@ -91,7 +91,7 @@ fn evaluate(pieces: &[Piece]) -> Option<f64> {
 const SETTINGS: [&str; 6] = [
     "",
     "gpus=3&stage=2&tp=2&pp=2&micro=12&schedule=interleaved&chunks=3",
-    "model=llama3-70b&gpu=h100-sxm&tokens=15T&mfu=0.5&flop=6nd-attn",
+    "model=llama3-70b&gpu=h100-sxm&tokens=15T&busy-util=0.5&flop=6nd-attn",
     "stage=3&gpus=16&recompute=full&bytes=18",
     "pp=8&micro=3&schedule=zb-h1&layers=24&every=5",
     "tp=8&dp=64&zero=3&link=nvlink&gpus=64&batch=2048&sp=1",
@@ -136,11 +136,13 @@ fn every_equation_ends_in_its_readouts() {
 #[test]
 fn the_substituted_values_compute_to_the_result() {
     let mut checked = 0;
-    let extra = [
+    let extra: [&str; 5] = [
         "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1",
         "model=mixtral-8x7b&gpu=h100-sxm&gpus=256&batch=256&ep=8&tp=2&stage=1",
         "model=gpt3-175b&gpus=4096&stage=1&tp=2&pp=4&micro-batch=4&batch=1024",
         "model=mixtral-8x7b",
+        // A published MFU and stages that do not divide the layers (126 on 16).
+        "model=llama3-405b&gpu=h100-sxm&gpus=16384&tp=8&pp=16&sp=1&schedule=interleaved&chunks=2&stage=2&bytes=18&batch=2048&step-mfu=0.41&flop=6nd-attn",
     ];
     for figure in FIGURES {
         for query in SETTINGS

@@ -203,14 +203,14 @@ proptest! {
     fn compute_and_time_are_finite(params in 0.0f64..1e15, tokens in 0.0f64..1e15, gpus in 0u32..u32::MAX, b in 0.0f64..1.0) {
         let compute = training_flop(params, tokens);
         prop_assert!(compute.value().is_finite());
-        let time = training_time(compute, gpus, GPUS[0].peak * GPUS[0].mfu, b);
+        let time = training_time(compute, gpus, GPUS[0].peak * GPUS[0].busy, b);
         prop_assert!(time.value().is_finite() && time.value() >= 0.0);
     }
 
     #[test]
     fn three_d_estimates_are_finite(t in 0u32..64, p in 0u32..256, d in 0u32..65_536, stage in stage(), batch in 0u32..10_000_000) {
         let layout = Layout { tensor: t, pipeline: p, data: d, zero: stage };
-        let result = estimate(&layout, 70e9, training_flop(70e9, 2e12), batch, GPUS[0].peak * GPUS[0].mfu, 8, BytesPerParam::MIXED_PRECISION_ADAM);
+        let result = estimate(&layout, 70e9, training_flop(70e9, 2e12), batch, GPUS[0].peak * GPUS[0].busy, 8, BytesPerParam::MIXED_PRECISION_ADAM);
         prop_assert!(result.state.total().value().is_finite() && result.state.total().value() > 0.0);
         prop_assert!(result.time.value().is_finite());
         prop_assert!(result.nodes >= 1 && result.micro_batches >= 1);

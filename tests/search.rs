@@ -126,3 +126,27 @@ fn experts_and_long_sequences_widen_the_search() {
     );
     assert!(result.best.iter().all(|f| f.estimate.fits));
 }
+
+/// Llama 3 405B on 16,384 H100s (batch 2,048 sequences of 8,192): Meta
+/// trained it at t 8, p 16, d 128 (Llama Team 2024, Table 4), 126 layers on
+/// 16 stages with the end stages a layer short (section 3.3.2). The search
+/// tries stage counts that do not divide the layers, and Meta's layout is
+/// among the tied best.
+#[test]
+fn llama_3s_own_layout_is_among_the_tied_best() {
+    let query = "model=llama3-405b&gpu=h100-sxm&gpus=16384&batch=2048&flop=6nd-attn";
+    let plan = PlannerParams::from_query(&Query::parse(query), &mut Vec::new()).plan();
+    let result = search(&plan);
+    assert!(
+        result
+            .best
+            .iter()
+            .any(|f| f.tied && (f.plan.tensor, f.plan.pipeline, f.estimate.data) == (8, 16, 128)),
+        "{:?}",
+        result
+            .best
+            .iter()
+            .map(|f| (f.plan.tensor, f.plan.pipeline, f.estimate.data))
+            .collect::<Vec<_>>()
+    );
+}

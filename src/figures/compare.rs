@@ -35,8 +35,9 @@ impl Mark {
 /// Readouts where more is better; `NEUTRAL` lists those that only describe
 /// a plan. Everything else (bytes, time, the bubble) is better lower.
 const HIGHER_IS_BETTER: [&str; 4] = ["fits", "state-fits", "mfu", "tokens-per-gpu-per-second"];
-const NEUTRAL: [&str; 6] = [
+const NEUTRAL: [&str; 7] = [
     "capacity",
+    "reserve",
     "gpus",
     "nodes",
     "micro-batches",

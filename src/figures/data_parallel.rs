@@ -255,7 +255,7 @@ fn equations(params: &DpParams, d: &DpData) -> Vec<Equation> {
             rows: vec![
                 vec![Piece::Frac(
                     [token_symbol, vec![Piece::Op("×"), Piece::Frac(vec![var("B", "batch")], vec![var("N", "gpus")]), Piece::Op("×"), var("s", "seq")]].concat(),
-                    vec![var("X", "mfu")],
+                    vec![var("X", "busy-util")],
                 )],
                 vec![Piece::Frac(
                     [token_value, vec![Piece::Op("×"), Piece::Value(d.sequences_per_gpu.text.clone(), "sequences-per-gpu"), Piece::Op("×"), num(group_thousands(f64::from(seq)))]].concat(),
@@ -290,7 +290,7 @@ impl Params for DpParams {
         .help("The link the gradients' all-reduce crosses."),
         shared::model(),
         shared::gpu(),
-        shared::mfu(),
+        shared::busy(),
         shared::flop(),
     ];
 

@@ -24,7 +24,9 @@ pub struct MemoryBarData {
     /// Where the capacity line sits, in percent of the bar.
     pub capacity_percent: f64,
     pub capacity_label: String,
-    /// Whether the parts add up to more than the capacity.
+    /// The memory kept back below the capacity line, in percent of the bar.
+    pub reserve_percent: f64,
+    /// Whether the parts add up to more than the capacity less the reserve.
     pub over: bool,
     /// Bytes the bar's full width stands for.
     pub scale: f64,
@@ -47,9 +49,23 @@ impl MemoryBarData {
         Self {
             segments,
             capacity_percent: capacity.value() / scale * 100.0,
-            capacity_label: format!("{} GPU", capacity.capacity_text()),
+            capacity_label: format!("{} GPU", capacity.capacity_in_gb()),
+            reserve_percent: 0.0,
             over: total > capacity.value(),
             scale,
+        }
+    }
+
+    /// The same bar with `reserve` of the capacity kept back: drawn below
+    /// the capacity line, and the parts are over when they reach into it.
+    pub fn with_reserve(self, reserve: Bytes) -> Self {
+        let total: f64 = self.segments.iter().map(|s| s.readout.value).sum();
+        let capacity = self.capacity_percent / 100.0 * self.scale;
+        let reserve = reserve.value().min(capacity);
+        Self {
+            reserve_percent: reserve / self.scale * 100.0,
+            over: total > capacity - reserve,
+            ..self
         }
     }
 
@@ -66,6 +82,7 @@ impl MemoryBarData {
                 })
                 .collect(),
             capacity_percent: self.capacity_percent * factor,
+            reserve_percent: self.reserve_percent * factor,
             scale: scale.max(self.scale),
             ..self.clone()
         }
@@ -91,6 +108,12 @@ pub fn MemoryBar(
                     title=move || segment.with(|s| s.readout.label.clone())
                 ></div>
             })}
+            <div
+                class="membar__reserve"
+                title="Kept in reserve"
+                style:left=move || data.with(|d| format!("{:.3}%", d.capacity_percent - d.reserve_percent))
+                style:width=move || data.with(|d| format!("{:.3}%", d.reserve_percent))
+            ></div>
             <div
                 class="membar__capacity"
                 class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
@@ -126,6 +149,16 @@ mod tests {
         assert_eq!(over.capacity_percent, 50.0);
         assert_eq!(over.segments.iter().map(|s| s.percent).sum::<f64>(), 100.0);
         assert_eq!(over.capacity_label, "80 GB GPU");
+        // 10 GB kept back of 80: the usable line at 70 GB, and 65 GB of parts under it.
+        let kept = MemoryBarData::new(&[("a", "a", "A", Bytes(65e9))], Bytes(80e9))
+            .with_reserve(Bytes(10e9));
+        assert_eq!(kept.reserve_percent, 12.5);
+        assert!(!kept.over);
+        assert!(
+            MemoryBarData::new(&[("a", "a", "A", Bytes(75e9))], Bytes(80e9))
+                .with_reserve(Bytes(10e9))
+                .over
+        );
         let under = MemoryBarData::new(&[("a", "a", "A", Bytes(20e9))], Bytes(80e9));
         assert!(!under.over);
         assert_eq!(

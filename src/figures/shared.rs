@@ -9,7 +9,7 @@ use crate::model::activations::Attention;
 use crate::model::choice::{options, Choice};
 use crate::model::compute::FlopCount;
 use crate::model::presets::{gpu_preset, gpu_sources, model_preset, model_sources, GPUS, MODELS};
-use crate::model::scenario::{Scenario, BATCH, MFU, TOKENS};
+use crate::model::scenario::{Scenario, BATCH, BUSY, TOKENS};
 use crate::model::units::Count;
 
 /// The model as a sentence's subject names it: "Llama 2 7B, 6.74B
@@ -77,30 +77,34 @@ pub fn rate_note(scenario: &Scenario) -> String {
     if scenario.tflops_override.is_some() {
         format!("at {} sustained", rate.peak)
     } else {
-        format!("at {} of {}", percent(rate.mfu), rate.peak)
+        format!("at {} of {}", percent(rate.busy), rate.peak)
     }
 }
 
 /// A fraction as a percentage to at most one decimal: `40%`, `42.5%`.
-fn percent(fraction: f64) -> String {
+pub fn percent(fraction: f64) -> String {
     format!("{}%", (fraction * 1000.0).round() / 10.0)
 }
 
-/// The fraction of the GPU's peak sustained while busy; hidden while the
-/// URL's `tflops` sets the rate itself (the time readouts then say so).
-pub const fn mfu<P: Params>() -> Param<P> {
+/// The fraction of the GPU's peak sustained while it computes; hidden
+/// while the URL's `tflops` sets the rate itself (the time readouts then
+/// say so) or the planner's `step-mfu` gives a published MFU instead.
+pub const fn busy<P: Params>() -> Param<P> {
     Param::number(
-        "Share of peak while busy (MFU)",
-        MFU,
-        |p: &P| p.scenario().map_or(1.0, |s| s.rate().mfu),
+        "Share of peak while computing",
+        BUSY,
+        |p: &P| p.scenario().map_or(1.0, |s| s.rate().busy),
         |p: &mut P, value| {
             if let Some(scenario) = p.scenario_mut() {
-                scenario.mfu_override = Some(value);
+                scenario.busy_override = Some(value);
             }
         },
     )
-    .slider(MFU.min, |_| MFU.max, 0.01, percent)
-    .shown_when(|p: &P| p.scenario().is_some_and(|s| s.tflops_override.is_none()))
+    .slider(BUSY.min, |_| BUSY.max, 0.01, percent)
+    .shown_when(|p: &P| {
+        p.scenario()
+            .is_some_and(|s| s.tflops_override.is_none() && s.step_mfu.is_none())
+    })
     .shared()
 }
 

@@ -325,7 +325,7 @@ impl Params for TpParams {
         .help("The link the four all-reduces a layer cross."),
         shared::model(),
         shared::gpu(),
-        shared::mfu(),
+        shared::busy(),
     ];
 
     fn data(&self) -> TpData {

@@ -335,7 +335,7 @@ fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
             rows: vec![
                 vec![Piece::Frac(
                     vec![var("C", "")],
-                    vec![var("n", "gpus"), var("X", "mfu"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
+                    vec![var("n", "gpus"), var("X", "busy-util"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
                 )],
                 vec![Piece::Frac(
                     vec![Piece::Sci(scenario.training_flop().value()), Piece::Unit("FLOP")],
@@ -414,7 +414,7 @@ impl Params for ThreeDParams {
         .help("Data-parallel replicas d: 1 to 64 on the slider, up to 1,024 in a link."),
         shared::model(),
         shared::gpu(),
-        shared::mfu(),
+        shared::busy(),
         shared::flop(),
         Param::<Self>::number("Selected GPU (global rank)", RANK, |p| f64::from(p.rank), |p, v| p.rank = v as u32)
             .text_box()

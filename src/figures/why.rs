@@ -274,7 +274,7 @@ fn equations(
             rows: vec![
                 vec![Piece::Frac(
                     vec![var("C", "compute")],
-                    vec![var("N", ""), var("X", "mfu")],
+                    vec![var("N", ""), var("X", "busy-util")],
                 )],
                 vec![Piece::Frac(
                     vec![Piece::Sci(compute.value), Piece::Unit("FLOP")],
@@ -299,7 +299,7 @@ impl Params for WhyParams {
         shared::tokens_typed("Or type the tokens (1B to 1,000T)").text_box_beside(),
         shared::model(),
         shared::gpu(),
-        shared::mfu(),
+        shared::busy(),
         shared::flop(),
     ];
 

@@ -4,8 +4,8 @@
 //! Transformer Models" (arXiv:2205.05198), section 4.1, count the bytes one
 //! transformer layer stores, with sequence length s, micro-batch b, width h,
 //! a heads, 16-bit activations and tensor-parallel degree t. For their GPT
-//! block (a 4h GELU MLP, full K/V heads, attention scores stored) that gives
-//! Table 2:
+//! block (a 4h GELU MLP, full K/V heads, attention scores stored, dropout
+//! after attention and on both residual branches) that gives Table 2:
 //!
 //! | setting                                           | bytes per layer          |
 //! |---------------------------------------------------|--------------------------|
@@ -23,7 +23,7 @@
 //! the rank's 1/t slice of the sequence (Megatron-LM keeps it sharded).
 
 use super::choice::Choice;
-use super::pipeline::{layers_per_stage, Schedule};
+use super::pipeline::{stage_layers, Schedule};
 use super::presets::{Architecture, Mlp};
 use super::units::Bytes;
 
@@ -134,7 +134,8 @@ impl ActivationSetup {
 pub struct LayerTerms {
     /// Left whole by tensor parallelism (split by sequence parallelism): the
     /// two norms' inputs (2 × 2sbh), the inputs of attention and of the MLP
-    /// (2sbh each) and the two dropout masks (sbh each): 10sbh.
+    /// (2sbh each) and, for a model trained with dropout, the two residual
+    /// dropout masks (sbh each): 10sbh, or 8sbh without dropout.
     pub whole: f64,
     /// Split t ways: Q (2sbh), K and V (2sb × their width each), the output
     /// projection's input (2sbh) and the MLP's hidden values: a GELU MLP
@@ -142,8 +143,9 @@ pub struct LayerTerms {
     /// gate's and the up projection's outputs and their product (3 × 2sbf);
     /// a mixture of experts those of each of a token's top-k experts.
     pub split: f64,
-    /// The attention core, split t ways: 5as²b stored scores, or with
-    /// FlashAttention the fp32 softmax statistics, 4asb.
+    /// The attention core, split t ways: 5as²b stored scores (4as²b without
+    /// attention dropout's mask), or with FlashAttention the fp32 softmax
+    /// statistics, 4asb.
     pub core: f64,
 }
 
@@ -160,11 +162,13 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
             Mlp::Gelu => 4.0 * s * b * f,
             Mlp::SwiGlu => 6.0 * s * b * f,
         };
+    // A dropout mask keeps one byte a value (Korthikanti et al., section 4.1).
+    let mask = if arch.dropout { 1.0 } else { 0.0 };
     LayerTerms {
-        whole: 10.0 * s * b * h,
+        whole: (8.0 + 2.0 * mask) * s * b * h,
         split: s * b * (2.0 * h + 4.0 * kv + 2.0 * h) + mlp,
         core: match setup.attention {
-            Attention::Standard => 5.0 * a * s * s * b,
+            Attention::Standard => (4.0 + mask) * a * s * s * b,
             Attention::Flash => 4.0 * a * s * b,
         },
     }
@@ -186,12 +190,17 @@ pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
 }
 
 /// The input embedding's own activations for one micro-batch: the token
-/// ids (8 bytes each) and the embedding dropout's mask (sbh bytes), as
-/// Megatron-LM's theoretical memory report counts them
-/// (`megatron/training/theoretical_memory_usage.py`).
+/// ids (8 bytes each) and, for a model trained with dropout, the embedding
+/// dropout's mask (sbh bytes), as Megatron-LM's theoretical memory report
+/// counts them (`megatron/training/theoretical_memory_usage.py`).
 pub fn embedding(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let tokens = setup.seq * setup.micro_batch;
-    Bytes((8.0 * tokens + tokens * f64::from(arch.hidden)) / setup.whole_divisor())
+    let mask = if arch.dropout {
+        f64::from(arch.hidden)
+    } else {
+        0.0
+    };
+    Bytes((8.0 + mask) * tokens / setup.whole_divisor())
 }
 
 /// What the output layer keeps when it shares a GPU with the first layers
@@ -207,28 +216,63 @@ pub fn output_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
 }
 
 /// Micro-batches whose activations the first stage holds at its peak, in
-/// micro-batches of its whole stage: all m under GPipe; at most p under 1F1B
-/// and ZB-H1 (Narayanan et al. 2021, section 2.2.1); p(1 + (p − 1)/(pv))
-/// under the interleaved schedule with v chunks (Korthikanti et al. 2022,
-/// section 4.2.3: the first stage's 2(p − 1) + (v − 1)p + 1 warm-up chunks),
-/// but never more than the m there are: with m = p Megatron-LM runs every
-/// forward first (`forward_backward_pipelining_with_interleaving`,
-/// `all_warmup_microbatches`); one when there is no pipeline.
+/// micro-batches of its whole stage ([`in_flight_at`] stage 0).
 pub fn in_flight(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
-    let (p, m) = (f64::from(p.max(1)), f64::from(m.max(1)));
+    in_flight_at(schedule, p, m, chunks, 0)
+}
+
+/// Micro-batches whose activations pipeline stage i (0 the first) holds at
+/// its peak, in micro-batches of its whole stage: all m under GPipe; p − i
+/// under 1F1B and ZB-H1 (Narayanan et al. 2021, section 2.2.1: stage i
+/// runs p − i forwards before its first backward); under the interleaved
+/// schedule with v chunks, its 2(p − i − 1) + (v − 1)p + 1 warm-up chunks
+/// of 1/v stage each, p + (p − 1 − 2i)/v (Megatron-LM's
+/// `forward_backward_pipelining_with_interleaving`; for i = 0 Korthikanti et
+/// al. 2022, section 4.2.3's p(1 + (p − 1)/(pv))); never more than the m
+/// there are: with m = p Megatron-LM runs every forward first
+/// (`all_warmup_microbatches`); one when there is no pipeline.
+pub fn in_flight_at(schedule: Schedule, p: u32, m: u32, chunks: u32, stage: u32) -> f64 {
+    let (p, m, i) = (f64::from(p.max(1)), f64::from(m.max(1)), f64::from(stage));
     if p <= 1.0 {
         return 1.0;
     }
     match schedule {
         Schedule::GPipe => m,
-        Schedule::OneFOneB | Schedule::ZeroBubbleH1 => m.min(p),
-        Schedule::Interleaved => m.min(p * (1.0 + (p - 1.0) / (p * f64::from(chunks.max(1))))),
+        Schedule::OneFOneB | Schedule::ZeroBubbleH1 => m.min(p - i),
+        Schedule::Interleaved => m.min(p + (p - 1.0 - 2.0 * i) / f64::from(chunks.max(1))),
     }
 }
 
-/// Activation bytes on the first pipeline stage, which holds the most: its
-/// ⌈L/p⌉ layers and the embedding's for every micro-batch in flight, and,
-/// with a single stage, the output layer's.
+/// Activation bytes on pipeline stage `stage` of p, which holds `layers`
+/// layers: each micro-batch in flight keeps its layers' activations, the
+/// first stage's also the embedding's; the last stage (the only one when
+/// p = 1) adds the output layer's once, for the micro-batch whose backward
+/// pass it is in.
+pub fn stage_activations(
+    arch: &Architecture,
+    setup: &ActivationSetup,
+    pipeline: (u32, u32),
+    schedule: Schedule,
+    m: u32,
+    chunks: u32,
+    layers: u32,
+) -> Bytes {
+    let (p, stage) = (pipeline.0.max(1), pipeline.1);
+    let mut micro_batch = per_layer(arch, setup) * f64::from(layers);
+    if stage == 0 {
+        micro_batch = micro_batch + embedding(arch, setup);
+    }
+    let held = micro_batch * in_flight_at(schedule, p, m, chunks, stage);
+    if stage + 1 >= p.min(arch.layers.max(1)) {
+        held + output_layer(arch, setup)
+    } else {
+        held
+    }
+}
+
+/// Activation bytes on the first pipeline stage: its layers and the
+/// embedding's for every micro-batch in flight, and, with a single stage,
+/// the output layer's.
 pub fn first_stage(
     arch: &Architecture,
     setup: &ActivationSetup,
@@ -237,14 +281,10 @@ pub fn first_stage(
     m: u32,
     chunks: u32,
 ) -> Bytes {
-    let layers = f64::from(layers_per_stage(arch.layers, p));
-    let micro_batch = per_layer(arch, setup) * layers + embedding(arch, setup);
-    let held = micro_batch * in_flight(schedule, p, m, chunks);
-    if p <= 1 {
-        held + output_layer(arch, setup)
-    } else {
-        held
-    }
+    let layers = stage_layers(arch.layers, p)
+        .first()
+        .map_or(0, |range| range.end - range.start);
+    stage_activations(arch, setup, (p, 0), schedule, m, chunks, layers)
 }
 
 #[cfg(test)]
@@ -277,9 +317,9 @@ mod tests {
     }
 
     /// A gated MLP keeps three f-wide tensors where GELU keeps two, grouped
-    /// K/V shrink with their heads, and FlashAttention drops the s² term:
-    /// Llama 2 70B (h 8,192, f 28,672, 8 of 64 K/V heads) at s = 4,096:
-    /// sb(10h + 4h + 4h/8 + 6f) + 4asb.
+    /// K/V shrink with their heads, FlashAttention drops the s² term and a
+    /// model trained without dropout keeps no masks: Llama 2 70B (h 8,192,
+    /// f 28,672, 8 of 64 K/V heads) at s = 4,096: sb(8h + 4h + 4h/8 + 6f) + 4asb.
     #[test]
     fn the_terms_follow_the_architecture() {
         let arch = model_preset("llama2-70b").unwrap().arch;
@@ -292,7 +332,7 @@ mod tests {
             attention: Attention::Flash,
         };
         let (s, h, f, a) = (4096.0, 8192.0, 28672.0, 64.0);
-        let expected = s * (10.0 * h + 4.0 * h + 4.0 * h / 8.0 + 6.0 * f) + 4.0 * a * s;
+        let expected = s * (8.0 * h + 4.0 * h + 4.0 * h / 8.0 + 6.0 * f) + 4.0 * a * s;
         assert_eq!(per_layer(&arch, &setup).value(), expected);
         let standard = per_layer(
             &arch,
@@ -301,7 +341,8 @@ mod tests {
                 ..setup
             },
         );
-        assert_eq!(standard.value() - expected, 5.0 * a * s * s - 4.0 * a * s);
+        // Stored scores: the softmax output and its input to ×V, 4as², no dropout mask.
+        assert_eq!(standard.value() - expected, 4.0 * a * s * s - 4.0 * a * s);
     }
 
     #[test]

@@ -7,9 +7,13 @@
 //!   included) + 12·L·h·s, the scores QKᵀ and their product with V; for
 //!   GPT-3 that is 72·L·h²(1 + s/6h + V/12hL). Recomputing every layer's
 //!   forward adds a third of it (their 96 in place of 72).
-//! - Time on n GPUs, each sustaining a fraction `mfu` of its peak X while
-//!   busy: busy time C/(nX·mfu); a pipeline bubble b idles every GPU for a
-//!   share b of the step, so the step takes busy/(1 − b).
+//! - Time on n GPUs, each sustaining a fraction u of its peak X while it
+//!   computes (the `busy-util` key: FLOP the GPU runs, recomputation's
+//!   included, over its peak, while busy): busy time C/(nX·u); a pipeline
+//!   bubble b idles every GPU for a share b of the step, so the step takes
+//!   busy/(1 − b). Model FLOPs utilisation (MFU, Chowdhery et al. 2022,
+//!   PaLM, appendix B) is the model's FLOP over n·X·step: the planner's
+//!   `mfu` readout, below u by the bubble and by recomputation.
 
 use super::activations::Recompute;
 use super::choice::Choice;
@@ -89,14 +93,14 @@ pub fn training_flop(params: f64, tokens: f64) -> Flop {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rate {
     pub peak: FlopPerSecond,
-    /// Model FLOPs utilisation while busy, 0 to 1.
-    pub mfu: f64,
+    /// The fraction of the peak sustained while computing, 0 to 1.
+    pub busy: f64,
 }
 
 impl Rate {
-    /// The rate sustained while busy: peak × mfu.
+    /// The rate sustained while busy: peak × busy.
     pub fn sustained(&self) -> FlopPerSecond {
-        self.peak * self.mfu
+        self.peak * self.busy
     }
 }
 

@@ -127,15 +127,29 @@ pub fn micro_batches_for_bubble_below(
     Some(runnable_micro_batches(schedule, p, low))
 }
 
-/// Layer ranges of `p` stages over `layers` layers, as even as possible (the
-/// first stages take one extra layer when `p` does not divide `layers`).
+/// Layer ranges of `p` stages over `layers` layers. Every stage takes
+/// ⌈L/p⌉ layers but the ends: when `p` does not divide `layers`, the layers
+/// short come off the first and last stages first, then the second and
+/// second-last, and so on inwards, since the first stage also holds the
+/// input embedding and the last the output layer. Llama 3 405B's 126 layers
+/// on 16 stages: 7 on the first and last, 8 on the 14 between (Llama Team
+/// 2024, section 3.3.2; Megatron-LM's `--decoder-first-pipeline-num-layers`
+/// and `--decoder-last-pipeline-num-layers` set the same).
 pub fn stage_layers(layers: u32, p: u32) -> Vec<Range<u32>> {
     let p = p.clamp(1, layers.max(1));
-    let (base, extra) = (layers / p, layers % p);
+    let full = layers.div_ceil(p);
+    let short = full * p - layers;
     let mut start = 0;
     (0..p)
         .map(|stage| {
-            let len = base + u32::from(stage < extra);
+            // The stage's turn to give up a layer: 0 for the first, 1 for the last, 2 for the second...
+            let from_end = p - 1 - stage;
+            let turn = if stage <= from_end {
+                2 * stage
+            } else {
+                2 * from_end + 1
+            };
+            let len = full - u32::from(turn < short);
             let range = start..start + len;
             start += len;
             range
@@ -190,8 +204,19 @@ mod tests {
     #[test]
     fn stages_cover_every_layer_once() {
         assert_eq!(stage_layers(32, 4), vec![0..8, 8..16, 16..24, 24..32]);
-        assert_eq!(stage_layers(10, 3), vec![0..4, 4..7, 7..10]);
+        // Two layers short of 3 x 4: one off each end.
+        assert_eq!(stage_layers(10, 3), vec![0..3, 3..7, 7..10]);
         assert_eq!(layers_per_stage(10, 3), 4);
+        // Llama 3 405B (section 3.3.2): 126 layers, 16 stages, 7 on each end.
+        let llama = stage_layers(126, 16);
+        let lengths: Vec<u32> = llama.iter().map(|r| r.end - r.start).collect();
+        assert_eq!(lengths, [[7].as_slice(), &[8; 14], &[7]].concat());
+        // Six short of 8 x 2: both ends, then inwards, the middle two keep 2.
+        let lengths: Vec<u32> = stage_layers(10, 8)
+            .iter()
+            .map(|r| r.end - r.start)
+            .collect();
+        assert_eq!(lengths, [1, 1, 1, 2, 2, 1, 1, 1]);
         assert_eq!(stage_layers(2, 8).len(), 2);
     }
 }

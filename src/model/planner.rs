@@ -8,21 +8,26 @@
 //! training state of the largest pipeline stage's slice (the first holds the
 //! input embedding, the last the final norm and the output layer), split t
 //! ways (experts also ep ways) and sharded by ZeRO over the GPUs holding the
-//! same slice (Rajbhandari et al. 2020); plus the first stage's activations
-//! for the micro-batches its schedule keeps in flight (`activations.rs`),
-//! each 1/cp of the sequence. Traffic a step: the data-parallel
+//! same slice (Rajbhandari et al. 2020); plus each stage's activations for
+//! the micro-batches its schedule keeps in flight (`activations.rs`), each
+//! 1/cp of the sequence, checked stage by stage, since stages that do not
+//! divide the layers leave the ends lighter (`pipeline::stage_layers`); a
+//! GPU keeps `reserve` of its memory back. Traffic a step: the data-parallel
 //! synchronisation, four tensor-parallel all-reduces a layer a micro-batch,
 //! each pipeline boundary's activations forward and gradients back, the
 //! experts' all-to-alls and the context ring. Time: the step's FLOP (and
-//! recomputation's) at the GPU's peak × mfu, stretched by the bubble; the
+//! recomputation's) at the GPU's peak × its share while busy (`busy-util`,
+//! or what gives a published `step-mfu`), stretched by the bubble; the
 //! step's breakdown adds the communication that is not hidden.
 
-use super::activations::{first_stage, hidden_state, ActivationSetup, Recompute};
+use super::activations::{
+    first_stage, hidden_state, stage_activations, ActivationSetup, Recompute,
+};
 use super::choice::Choice;
 use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Links};
 use super::compute::{flop_per_token, recompute_flop_per_token, FlopCount, Rate};
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
-use super::pipeline::{bubble, runnable_micro_batches, stage_layers, Schedule};
+use super::pipeline::{bubble, layers_per_stage, runnable_micro_batches, stage_layers, Schedule};
 use super::presets::Architecture;
 use super::tensor::sent_per_gpu_per_layer;
 use super::units::{Bytes, Flop, Seconds};
@@ -48,11 +53,17 @@ pub struct Plan {
     pub activations: ActivationSetup,
     /// Global batch, in sequences.
     pub batch: f64,
-    /// Memory of one GPU.
+    /// Memory of one GPU, as the device reports it.
     pub capacity: Bytes,
+    /// Memory each GPU keeps out of the training's reach: the CUDA context,
+    /// communication buffers and fragmentation (`reserve`, [`DEFAULT_RESERVE`]).
+    pub reserve: Bytes,
     /// The training state's convention (16, 18 or 20 bytes a parameter).
     pub bytes: BytesPerParam,
     pub rate: Rate,
+    /// Model FLOPs utilisation over the whole step, when given (`step-mfu`):
+    /// the rate while busy is then whatever gives it (at most the peak).
+    pub step_mfu: Option<f64>,
     pub flop: FlopCount,
     /// Training tokens, for the whole run's time.
     pub tokens: f64,
@@ -102,10 +113,13 @@ pub struct PlanEstimate {
     pub state: TrainingState,
     /// The first stage's activations.
     pub activations: Bytes,
+    /// State and activations of the GPU that holds the most (any stage).
     pub total: Bytes,
-    /// Whether the training state alone fits.
+    /// Its stage, from 0: the first unless the ends are lighter.
+    pub peak_stage: u32,
+    /// Whether the training state alone fits the capacity less the reserve.
     pub state_fits: bool,
-    /// Whether state and activations fit.
+    /// Whether every stage's state and activations fit it.
     pub fits: bool,
     /// Everything one GPU sends a step.
     pub traffic: Bytes,
@@ -125,6 +139,8 @@ pub struct PlanEstimate {
     pub train_time: Seconds,
     /// Model FLOPs utilisation over the whole step, bubble included.
     pub mfu: f64,
+    /// The fraction of the peak sustained while computing, as used.
+    pub busy: f64,
 }
 
 /// One GPU's parameters on a pipeline stage: those every expert-parallel
@@ -141,61 +157,59 @@ impl StageShare {
     }
 }
 
-/// Parameters on one GPU of the first and of the last pipeline stage, for
-/// `params` parameters shaped like `arch`, split t ways over p stages (and
-/// the experts ep ways). The first stage holds the input embedding (and
-/// learned positions), the last the final norm and the output layer (a
-/// copy of a tied embedding's, as Megatron-LM keeps); one stage holds all
-/// of them. Matrices and the vocabulary are split t ways; norms and
-/// row-parallel biases are whole.
-pub fn stage_params(
+/// Parameters on one GPU of pipeline stage `stage` of p, for `params`
+/// parameters shaped like `arch`, split t ways (and the experts ep ways).
+/// The first stage holds the input embedding (and learned positions), the
+/// last the final norm and the output layer (a copy of a tied embedding's,
+/// as Megatron-LM keeps); one stage holds all of them. Matrices and the
+/// vocabulary are split t ways; norms and row-parallel biases are whole.
+/// `ranges` are the stages' layers as [`stage_layers`] gives them.
+pub fn stage_share(
     params: f64,
     arch: &Architecture,
-    t: u32,
-    p: u32,
-    ep: u32,
-) -> (StageShare, StageShare) {
-    let (t, ep) = (f64::from(t.max(1)), f64::from(ep.max(1)));
-    let expert_layer = arch.experts() * arch.expert_params();
-    let dense_layer = arch.layer_params() - expert_layer;
-    let whole = arch.layer_replicated_params();
-    let layers = |count: u32| StageShare {
-        dense: f64::from(count) * ((dense_layer - whole) / t + whole),
-        experts: f64::from(count) * expert_layer / (t * ep),
-    };
-    let ranges = stage_layers(arch.layers, p);
-    let count = |range: Option<&std::ops::Range<u32>>| range.map_or(0, |r| r.end - r.start);
+    split: (u32, u32),
+    ranges: &[std::ops::Range<u32>],
+    stage: u32,
+) -> StageShare {
+    let (t, ep) = (f64::from(split.0.max(1)), f64::from(split.1.max(1)));
     let stages = ranges.len() as u32;
-    let input = arch.input_embedding_params() / t;
-    let output = arch.output_params(stages) / t + arch.final_norm_params();
+    if stages <= 1 && t <= 1.0 && ep <= 1.0 {
+        // The whole model: exactly Ψ when nothing is split.
+        return StageShare {
+            dense: params,
+            experts: 0.0,
+        };
+    }
+    let layers = ranges
+        .get(stage as usize)
+        .map_or(0.0, |range| f64::from(range.end - range.start));
+    let expert_layer = arch.experts() * arch.expert_params();
+    let whole = arch.layer_replicated_params();
+    let dense_layer = arch.layer_params() - expert_layer;
+    let mut outside = 0.0;
+    if stage == 0 {
+        outside += arch.input_embedding_params() / t;
+    }
+    if stage + 1 >= stages {
+        outside += arch.output_params(stages) / t + arch.final_norm_params();
+    }
     // A custom size keeps the architecture's proportions.
     let scale = params / arch.exact_parameter_count();
-    let scaled = |share: StageShare, outside: f64| StageShare {
-        dense: (share.dense + outside) * scale,
-        experts: share.experts * scale,
-    };
-    if stages <= 1 {
-        // The whole model: exactly Ψ when nothing is split.
-        let all = if t <= 1.0 && ep <= 1.0 {
-            StageShare {
-                dense: params,
-                experts: 0.0,
-            }
-        } else {
-            scaled(layers(count(ranges.first())), input + output)
-        };
-        return (all, all);
+    StageShare {
+        dense: (layers * ((dense_layer - whole) / t + whole) + outside) * scale,
+        experts: layers * expert_layer / (t * ep) * scale,
     }
-    (
-        scaled(layers(count(ranges.first())), input),
-        scaled(layers(count(ranges.last())), output),
-    )
 }
 
 impl Plan {
     /// GPUs that hold one copy of the model between them: t·p·cp.
     pub fn model_group(&self) -> u32 {
         self.tensor.max(1) * self.pipeline.max(1) * self.context.max(1)
+    }
+
+    /// What the training may use of a GPU: its capacity less the reserve.
+    pub fn usable_memory(&self) -> Bytes {
+        Bytes((self.capacity.value() - self.reserve.value()).max(0.0))
     }
 
     /// d = ⌊N/(t·p·cp)⌋, at least 1.
@@ -238,21 +252,29 @@ impl Plan {
         }
     }
 
-    /// Parameters on one GPU of the most loaded stage, the first or the last
-    /// (the embedding on one, the output layer on the other).
-    pub fn loaded_stage(&self) -> StageShare {
-        let (first, last) = stage_params(
+    /// Each pipeline stage's layers ([`stage_layers`]).
+    pub fn stage_ranges(&self) -> Vec<std::ops::Range<u32>> {
+        stage_layers(self.arch.layers, self.pipeline)
+    }
+
+    /// Parameters on one GPU of pipeline stage `stage`, of `ranges`.
+    pub fn stage_share(&self, ranges: &[std::ops::Range<u32>], stage: u32) -> StageShare {
+        stage_share(
             self.params,
             &self.arch,
-            self.tensor.max(1),
-            self.pipeline.max(1),
-            self.experts.max(1),
-        );
-        if first.total() >= last.total() {
-            first
-        } else {
-            last
-        }
+            (self.tensor, self.experts),
+            ranges,
+            stage,
+        )
+    }
+
+    /// Parameters on one GPU of the stage that holds the most.
+    pub fn loaded_stage(&self) -> StageShare {
+        let ranges = self.stage_ranges();
+        (0..ranges.len() as u32)
+            .map(|stage| self.stage_share(&ranges, stage))
+            .max_by(|a, b| a.total().total_cmp(&b.total()))
+            .unwrap_or_default()
     }
 
     /// GPUs holding the same dense slice, over which ZeRO shards it (d·cp),
@@ -280,23 +302,48 @@ impl Plan {
             self.experts.max(1),
         );
         let d = self.data_parallel();
-        let loaded = self.loaded_stage();
         // ZeRO shards each slice over the GPUs holding the same one: d·cp
         // for the dense part, d·cp/ep for the experts.
         let (replicas, expert_replicas) = self.shards();
-        let state = TrainingState::zero(loaded.dense, self.bytes, self.stage, replicas)
-            + TrainingState::zero(loaded.experts, self.bytes, self.stage, expert_replicas);
+        let state_of = |share: StageShare| {
+            TrainingState::zero(share.dense, self.bytes, self.stage, replicas)
+                + TrainingState::zero(share.experts, self.bytes, self.stage, expert_replicas)
+        };
         let setup = self.activation_setup();
         let m = self.micro_batches();
+        let ranges = self.stage_ranges();
+        // Every stage's GPU: the most loaded may be any of them when the
+        // ends are lighter, or hold more micro-batches in flight.
+        let stage_total = |stage: u32| {
+            let layers = ranges[stage as usize].end - ranges[stage as usize].start;
+            let held = stage_activations(
+                &self.arch,
+                &setup,
+                (p, stage),
+                self.schedule,
+                m,
+                self.chunks,
+                layers,
+            );
+            state_of(self.stage_share(&ranges, stage)).total() + held
+        };
+        let (peak_stage, total) = (0..ranges.len() as u32)
+            .map(|stage| (stage, stage_total(stage)))
+            .fold((0, Bytes(0.0)), |a, b| {
+                if b.1.value() > a.1.value() {
+                    b
+                } else {
+                    a
+                }
+            });
+        let loaded = self.loaded_stage();
+        let state = state_of(loaded);
         let activations = first_stage(&self.arch, &setup, p, self.schedule, m, self.chunks);
-        let total = state.total() + activations;
         let tokens = setup.seq * setup.micro_batch;
         let data_traffic = data_parallel_sent(self.bytes, loaded.dense, replicas, self.stage, m)
             + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage, m);
-        let layers = stage_layers(self.arch.layers, p)
-            .first()
-            .map_or(0, |r| r.end - r.start);
-        let per_stage = f64::from(layers) * f64::from(m);
+        // The busiest stage's layers set the pace: ⌈L/p⌉.
+        let per_stage = f64::from(layers_per_stage(self.arch.layers, p)) * f64::from(m);
         let tensor_traffic = sent_per_gpu_per_layer(&self.arch, t, tokens) * per_stage;
         // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
         let split = if setup.sequence_parallel {
@@ -304,9 +351,17 @@ impl Plan {
         } else {
             1.0
         };
-        // A middle stage sends activations forward and gradients back.
+        // A middle stage sends activations forward and gradients back, once
+        // for each of its chunks under the interleaved schedule (each chunk
+        // hands its output to the next GPU: v times 1F1B's, Narayanan et al.
+        // 2021, section 2.2.2).
+        let chunks = if self.schedule == Schedule::Interleaved {
+            f64::from(self.chunks.max(1))
+        } else {
+            1.0
+        };
         let boundary = if p > 1 {
-            hidden_state(&self.arch, tokens) * (2.0 * f64::from(m) / split)
+            hidden_state(&self.arch, tokens) * (2.0 * f64::from(m) * chunks / split)
         } else {
             Bytes(0.0)
         };
@@ -334,9 +389,17 @@ impl Plan {
         let hardware_flop =
             model_flop + recompute_flop_per_token(setup.recompute, &self.arch, seq) * step_tokens;
         let gpus = f64::from(self.gpus_used());
-        let sustained = gpus * self.rate.sustained().value();
-        let busy = hardware_flop / sustained;
         let stretch = 1.0 / (1.0 - bubble).max(f64::MIN_POSITIVE);
+        // Given the MFU over whole steps, the rate while busy is the one
+        // that gives it: MFU × (hardware FLOP / model FLOP) / (1 − bubble).
+        let busy_share = match self.step_mfu {
+            Some(mfu) => {
+                (mfu * hardware_flop / model_flop.max(f64::MIN_POSITIVE) * stretch).min(1.0)
+            }
+            None => self.rate.busy,
+        };
+        let sustained = gpus * self.rate.peak.value() * busy_share;
+        let busy = hardware_flop / sustained;
         let step = busy * stretch;
         let breakdown = {
             let compute = model_flop / sustained;
@@ -364,9 +427,10 @@ impl Plan {
             state,
             activations,
             total,
+            peak_stage,
             // A layout that cannot run fits nowhere.
-            state_fits: usable && fits(state.total(), self.capacity),
-            fits: usable && fits(total, self.capacity),
+            state_fits: usable && fits(state.total(), self.usable_memory()),
+            fits: usable && fits(total, self.usable_memory()),
             traffic: data_traffic + tensor_traffic + boundary + all_to_all + context_traffic,
             all_to_all,
             context_traffic,
@@ -377,6 +441,7 @@ impl Plan {
             tokens_per_gpu_per_second: step_tokens / step / gpus,
             train_time: Seconds(self.tokens / step_tokens * step),
             mfu: model_flop / (gpus * self.rate.peak.value() * step),
+            busy: busy_share,
         }
     }
 }
@@ -393,6 +458,14 @@ pub enum Fix {
     /// Split each layer over this many GPUs of a node.
     Tensor(u32),
 }
+
+/// Memory a GPU keeps back from the training by default, 3 GB: the CUDA
+/// context with PyTorch's kernels loaded (about 1 GB on an H100) and
+/// NCCL's buffers (NCCL_BUFFSIZE, 4 MiB a channel a peer, a few hundred MB
+/// across the communicators of a 3D layout), the rest for the caching
+/// allocator's fragmentation. The seeds' verdicts hold with it: 70 GB of
+/// ZeRO-3 state on 16 GPUs still fits 80 GB.
+pub const DEFAULT_RESERVE: Bytes = Bytes(3e9);
 
 /// The most GPUs the planner considers.
 pub const MAX_GPUS: u32 = 65_536;
@@ -493,11 +566,13 @@ mod tests {
             },
             batch: 1024.0,
             capacity: Bytes(80e9),
+            reserve: DEFAULT_RESERVE,
             bytes: BytesPerParam::MIXED_PRECISION_ADAM,
             rate: Rate {
                 peak: crate::model::units::FlopPerSecond(150e12),
-                mfu: 1.0,
+                busy: 1.0,
             },
+            step_mfu: None,
             flop: FlopCount::SixNd,
             tokens: 2e12,
             context: 1,

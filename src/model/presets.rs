@@ -52,6 +52,10 @@ pub struct Architecture {
     pub experts: u32,
     /// Experts each token is routed to (top-k; Mixtral's 2).
     pub top_k: u32,
+    /// Trained with dropout, so its masks are stored for the backward pass
+    /// (GPT-3 as Megatron-LM trains it, 0.1; Llama's configs set attention
+    /// and residual dropout to 0, and Mixtral's attention dropout is 0).
+    pub dropout: bool,
 }
 
 impl Architecture {
@@ -251,6 +255,7 @@ const LLAMA: Architecture = Architecture {
     learned_positions: false,
     experts: 1,
     top_k: 1,
+    dropout: false,
 };
 
 /// The spec's model presets, in the spec's order.
@@ -347,6 +352,7 @@ pub const MODELS: [ModelPreset; 8] = [
             learned_positions: true,
             experts: 1,
             top_k: 1,
+            dropout: true,
         },
         attention: Attention::Standard,
         source: "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (GPT-2 layout, Radford et al. 2019)",
@@ -399,9 +405,9 @@ pub struct GpuPreset {
     pub memory: Bytes,
     /// Dense bf16 peak.
     pub peak: FlopPerSecond,
-    /// The fraction of the peak a large training run sustains while busy
-    /// (model FLOPs utilisation), the figures' default for `mfu`.
-    pub mfu: f64,
+    /// The fraction of the peak a large training run sustains while its
+    /// GPUs compute, the figures' default for `busy-util`.
+    pub busy: f64,
     /// GPU-to-GPU bandwidth inside a node, one direction.
     pub nvlink: BytesPerSecond,
     /// Bandwidth per GPU between nodes, one direction.
@@ -410,12 +416,18 @@ pub struct GpuPreset {
     pub source: &'static str,
 }
 
-/// Large runs sustain roughly 40% of the dense peak: Llama 3's 16K-GPU
-/// pre-training reported 38–43% model FLOPs utilisation (Llama Team 2024, Table 4).
-const TYPICAL_MFU: f64 = 0.4;
+/// The fraction of the dense peak a large run sustains while its GPUs
+/// compute, calibrated on Llama 3 405B on 8,192 H100s (Llama Team 2024,
+/// Table 4: 43% MFU, attention counted, no recomputation), the one
+/// published MFU whose layout the planner can run as it was: its whole-step
+/// 0.43 over the share of the step its interleaved pipeline computes,
+/// 1 − (p − 1)/(vm + p − 1) with p = 16, v = 2, m = 32, is 0.43 × 79/64 =
+/// 0.531. Narayanan et al. 2021's A100 runs (Table 1) sustained 44-52% of
+/// the peak over whole steps, recomputation counted, so the same value
+/// serves the A100; the newer GPUs have no such report and take it too.
+const TYPICAL_BUSY: f64 = 0.53;
 
 /// Binary units, as devices report their memory.
-const GIB: f64 = Bytes::GIB;
 const MIB: f64 = Bytes::GIB / 1024.0;
 
 /// The spec's GPU presets.
@@ -426,7 +438,7 @@ pub const GPUS: [GpuPreset; 6] = [
         memory: Bytes(80e9),
         peak: FlopPerSecond(150e12),
         // The explainer states the sustained rate itself, 150 TFLOP/s.
-        mfu: 1.0,
+        busy: 1.0,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -435,31 +447,31 @@ pub const GPUS: [GpuPreset; 6] = [
     GpuPreset {
         id: "a100-80gb",
         name: "NVIDIA A100 80GB SXM",
-        memory: Bytes(80.0 * GIB),
+        memory: Bytes(81_920.0 * MIB),
         peak: FlopPerSecond(312e12),
-        mfu: TYPICAL_MFU,
+        busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(300e9),
         network: BytesPerSecond(25e9),
         gpus_per_node: 8,
-        source: "NVIDIA A100 datasheet: 80 GB HBM2e, which the device reports as 81,920 MiB (80 GiB); 312 TFLOP/s dense BF16; NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
+        source: "NVIDIA A100 datasheet: 80 GB HBM2e, which nvidia-smi reports as 81,920 MiB (80 GiB); 312 TFLOP/s dense BF16; NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
     },
     GpuPreset {
         id: "h100-sxm",
         name: "NVIDIA H100 SXM",
-        memory: Bytes(80.0 * GIB),
+        memory: Bytes(81_559.0 * MIB),
         peak: FlopPerSecond(989e12),
-        mfu: TYPICAL_MFU,
+        busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA H100 datasheet: 80 GB HBM3, about 80 GiB as the device reports it; 989 TFLOP/s dense BF16; NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
+        source: "NVIDIA H100 datasheet: 80 GB HBM3, which nvidia-smi reports as 81,559 MiB (79.6 GiB); 989 TFLOP/s dense BF16; NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
     },
     GpuPreset {
         id: "h200",
         name: "NVIDIA H200 SXM",
         memory: Bytes(143_771.0 * MIB),
         peak: FlopPerSecond(989e12),
-        mfu: TYPICAL_MFU,
+        busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -470,7 +482,7 @@ pub const GPUS: [GpuPreset; 6] = [
         name: "NVIDIA B200 (HGX)",
         memory: Bytes(183_359.0 * MIB),
         peak: FlopPerSecond(2250e12),
-        mfu: TYPICAL_MFU,
+        busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -479,13 +491,13 @@ pub const GPUS: [GpuPreset; 6] = [
     GpuPreset {
         id: "mi300x",
         name: "AMD Instinct MI300X",
-        memory: Bytes(192.0 * GIB),
+        memory: Bytes(205_822_885_888.0),
         peak: FlopPerSecond(1307e12),
-        mfu: TYPICAL_MFU,
+        busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(448e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "AMD MI300X datasheet: 192 GB HBM3, counted here as 192 GiB; 1,307 TFLOP/s dense BF16; 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
+        source: "AMD MI300X datasheet: 192 GB HBM3, which rocm-smi reports as 205,822,885,888 bytes (191.7 GiB); 1,307 TFLOP/s dense BF16; 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
     },
 ];
 

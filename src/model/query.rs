@@ -297,6 +297,30 @@ impl NumberSpec {
         self.read_optional(query, default, notices)
             .unwrap_or(default)
     }
+
+    /// Reads the parameter, or, when only the name it had before (`old`) is
+    /// given, that value with a notice saying the key's new name: links
+    /// written before a rename keep their meaning.
+    pub fn read_renamed(
+        &self,
+        old: &'static str,
+        query: &Query,
+        default: f64,
+        notices: &mut Vec<Notice>,
+    ) -> Option<f64> {
+        if query.get(self.key).is_some() {
+            return self.read_optional(query, default, notices);
+        }
+        let value = NumberSpec { key: old, ..*self }.read_optional(query, default, notices)?;
+        let (new, shown) = (self.key, self.show(value));
+        notices.push(Notice {
+            key: old.to_string(),
+            message: format!(
+                "{old} is now called {new}; {old} = {shown} is read as {new} = {shown}."
+            ),
+        });
+        Some(value)
+    }
 }
 
 /// Reads a parameter whose value must be one of `ids`; anything else adds a

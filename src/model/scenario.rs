@@ -16,15 +16,26 @@ use super::units::{Flop, FlopPerSecond};
 
 /// Training tokens: 1B to 1,000T (Llama 3 took 15.6T; the `why` slider shows 50B to 2T unless the value is beyond).
 pub const TOKENS: NumberSpec = NumberSpec::count("tokens", 1e9, 1e15);
-/// Model FLOPs utilisation while busy, as a fraction of the dense peak.
-pub const MFU: NumberSpec = NumberSpec {
-    key: "mfu",
+/// The fraction of the dense peak a GPU sustains while it computes
+/// (recomputation's FLOP included). Called `mfu` until issue 19, a name
+/// that is read still (`MFU_BEFORE`): the MFU papers publish is over the
+/// whole step (the planner's `mfu` readout and `step-mfu` key).
+pub const BUSY: NumberSpec = NumberSpec {
+    key: "busy-util",
     min: 0.01,
     max: 1.0,
     integer: false,
     suffixed: false,
 };
 /// Global batch in sequences.
+/// Model FLOPs utilisation over whole steps, as runs publish it (PaLM's
+/// definition): the planner's `step-mfu`, which derives the rate while busy from it.
+pub const STEP_MFU: NumberSpec = NumberSpec {
+    key: "step-mfu",
+    ..BUSY
+};
+/// The name `busy-util` had before.
+const MFU_BEFORE: &str = "mfu";
 pub const BATCH: NumberSpec = NumberSpec::whole("batch", 1.0, 1e7);
 /// Parameter count overriding the model's.
 pub const PARAMS: NumberSpec = NumberSpec::count("params", 1e6, 1e15);
@@ -66,8 +77,8 @@ pub const SHARED_KEYS: [(&str, &str); 11] = [
         "sustained TFLOP/s a GPU, overriding the GPU preset's",
     ),
     (
-        "mfu",
-        "the fraction of the GPU's dense peak sustained while busy, 0.01 to 1 (default: the GPU preset's stated fraction, 1 for `illustrative`); ignored when `tflops` is given",
+        "busy-util",
+        "the fraction of the GPU's dense peak sustained while it computes, recomputation included, 0.01 to 1 (default: 0.53 for a real GPU, calibrated in the README, 1 for `illustrative`); ignored when `tflops` is given; `mfu`, its name before, is read with a notice",
     ),
     (
         "flop",
@@ -132,8 +143,11 @@ pub struct Scenario {
     pub gpu: &'static GpuPreset,
     /// Sustained TFLOP/s set in the URL (`tflops`).
     pub tflops_override: Option<f64>,
-    /// The fraction of the peak sustained while busy, set in the URL (`mfu`).
-    pub mfu_override: Option<f64>,
+    /// The fraction of the peak sustained while busy, set in the URL (`busy-util`).
+    pub busy_override: Option<f64>,
+    /// MFU over whole steps, which the planner reads (`step-mfu`) and turns
+    /// into the rate while busy, in place of `busy-util`.
+    pub step_mfu: Option<f64>,
     /// How training FLOP are counted (`flop`).
     pub flop: FlopCount,
     /// The attention kernel set in the URL (`attention`); else the model's own.
@@ -154,7 +168,8 @@ impl Default for Scenario {
             params_override: None,
             gpu: DEFAULT_GPU,
             tflops_override: None,
-            mfu_override: None,
+            busy_override: None,
+            step_mfu: None,
             flop: FlopCount::SixNd,
             attention_override: None,
             tokens: DEFAULT_TOKENS,
@@ -202,11 +217,12 @@ impl Scenario {
                 .or(params_kept),
             gpu,
             tflops_override: TFLOPS
-                .read_optional(query, gpu.peak.value() * gpu.mfu / 1e12, notices)
+                .read_optional(query, gpu.peak.value() * gpu.busy / 1e12, notices)
                 .or(defaults.tflops_override),
-            mfu_override: MFU
-                .read_optional(query, gpu.mfu, notices)
-                .or(defaults.mfu_override),
+            busy_override: BUSY
+                .read_renamed(MFU_BEFORE, query, gpu.busy, notices)
+                .or(defaults.busy_override),
+            step_mfu: defaults.step_mfu,
             flop: read_option(query, "flop", notices).unwrap_or(defaults.flop),
             attention_override: read_option(query, "attention", notices)
                 .or(defaults.attention_override),
@@ -271,11 +287,11 @@ impl Scenario {
         if let Some(tflops) = self.tflops_override {
             put("tflops", url_number(tflops));
         }
-        if let Some(mfu) = self
-            .mfu_override
-            .filter(|_| self.mfu_override != defaults.mfu_override)
+        if let Some(busy) = self
+            .busy_override
+            .filter(|_| self.busy_override != defaults.busy_override)
         {
-            put("mfu", url_number(mfu));
+            put(BUSY.key, url_number(busy));
         }
         if self.flop != defaults.flop {
             put("flop", self.flop.id().to_string());
@@ -354,16 +370,16 @@ impl Scenario {
     }
 
     /// What a GPU computes at: `tflops` as a sustained rate when the URL
-    /// gives one; else the preset's peak at `mfu` (the URL's, or the preset's stated fraction).
+    /// gives one; else the preset's peak at `busy-util` (the URL's, or the preset's).
     pub fn rate(&self) -> Rate {
         match self.tflops_override {
             Some(tflops) => Rate {
                 peak: FlopPerSecond(tflops * 1e12),
-                mfu: 1.0,
+                busy: 1.0,
             },
             None => Rate {
                 peak: self.gpu.peak,
-                mfu: self.mfu_override.unwrap_or(self.gpu.mfu),
+                busy: self.busy_override.unwrap_or(self.gpu.busy),
             },
         }
     }

@@ -6,12 +6,13 @@
 //!
 //! The candidates (after Narayanan et al. 2021, section 3.3, on how the
 //! degrees interact): t divides the attention heads and fits in a node; p
-//! divides the layers; cp (for long sequences) and ep (for a mixture of
+//! divides the layers or leaves the end stages one layer short each; cp (for long sequences) and ep (for a mixture of
 //! experts, dividing the experts) from 1, 2, 4, 8; d = N/(t·p·cp), with the
 //! global batch a multiple of d × the micro-batch; ZeRO stage 0 to 3 over
 //! d; micro-batches of 1, 2, 4 or 8; no, selective or full recomputation;
 //! sequence parallelism whenever t > 1; 1F1B, or the interleaved schedule
-//! with 2 or 4 chunks where a stage's layers divide and m is a multiple of p.
+//! with 2 or 4 chunks where the fullest stage's layers divide and m is a
+//! multiple of p.
 //! ZeRO stages 2 and 3 are tried without pipeline parallelism only:
 //! DeepSpeed refuses them with a pipeline (`deepspeed/runtime/pipe/engine.py`),
 //! and with one they would gather weights or reduce gradients for every
@@ -25,7 +26,7 @@
 use super::activations::{ActivationSetup, Recompute};
 use super::choice::Choice;
 use super::memory::ZeroStage;
-use super::pipeline::Schedule;
+use super::pipeline::{layers_per_stage, Schedule};
 use super::planner::{Plan, PlanEstimate};
 
 /// Why a candidate layout was set aside.
@@ -90,7 +91,7 @@ impl Found {
 
     /// The memory its most loaded GPU has to spare, in bytes.
     pub fn headroom(&self) -> f64 {
-        self.plan.capacity.value() - self.estimate.total.value()
+        self.plan.usable_memory().value() - self.estimate.total.value()
     }
 }
 
@@ -117,6 +118,14 @@ fn small_powers(n: u32, top: u32) -> impl Iterator<Item = u32> {
     [1, 2, 4, 8]
         .into_iter()
         .filter(move |&k| k <= top && n.is_multiple_of(k))
+}
+
+/// Whether p stages are worth trying for `layers` layers: p divides them,
+/// or they are one or two short of ⌈L/p⌉ a stage, taken off the first and
+/// last stages, which also hold the embedding and the output layer
+/// (`pipeline::stage_layers`; Llama 3 405B ran 126 layers on 16 stages).
+fn stages_balance(layers: u32, p: u32) -> bool {
+    layers_per_stage(layers, p) * p - layers <= 2
 }
 
 /// Schedules tried: 1F1B, and the interleaved one with 2 or 4 chunks.
@@ -153,7 +162,7 @@ pub fn search(base: &Plan) -> SearchResult {
         .into_iter()
         .filter(|&t| arch.heads.is_multiple_of(t))
     {
-        for p in (1..=arch.layers).filter(|p| arch.layers.is_multiple_of(*p)) {
+        for p in (1..=arch.layers).filter(|&p| stages_balance(arch.layers, p)) {
             for &cp in contexts {
                 let group = t * p * cp;
                 let per_degree = MICRO_BATCHES.len() as u32 * SETTINGS;
@@ -177,7 +186,7 @@ pub fn search(base: &Plan) -> SearchResult {
                             let settings = SETTINGS / SCHEDULES.len() as u32;
                             if schedule == Schedule::Interleaved
                                 && (p == 1
-                                    || !(arch.layers / p).is_multiple_of(chunks)
+                                    || !layers_per_stage(arch.layers, p).is_multiple_of(chunks)
                                     || !m.is_multiple_of(p))
                             {
                                 tally(&mut result, Rejection::ScheduleDoesNotDivide, settings);
