@@ -361,11 +361,17 @@ pub fn docs<P>(table: &[Param<P>], defaults: &P) -> Vec<KeyDoc> {
             help: param.help,
             values: match param.value {
                 Value::Number { spec, get, .. } => {
+                    // A default below the range stands for "not given" (the planner's `step-mfu`).
+                    let default = get(defaults);
                     format!(
                         "{} to {} (default {})",
                         spec.show(spec.min),
                         spec.show(spec.max),
-                        spec.show(get(defaults))
+                        if default < spec.min {
+                            "none".to_string()
+                        } else {
+                            spec.show(default)
+                        }
                     )
                 }
                 Value::Choice { options, get, .. } => {

@@ -1037,7 +1037,7 @@ impl Params for PlannerParams {
         )
         .slider(STEP_MFU.min, |_| STEP_MFU.max, 0.01, shared::percent)
         .shown_when(|p| p.scenario.step_mfu.is_some())
-        .help("A published MFU, model FLOP over whole steps: the step follows from it, and the share of the peak while computing is worked out (absent by default)."),
+        .help("A published MFU, model FLOP over whole steps: the step follows from it, and the share of the peak while computing is worked out."),
         shared::flop(),
         Param::<Self>::choice(
             "search",

@@ -70,7 +70,7 @@ pub const fn gpu<P: Params>() -> Param<P> {
     .shared()
 }
 
-/// What a time assumes, to show beside it: `at 40% of 989 TFLOP/s`, or
+/// What a time assumes, to show beside it: `at 53% of 989 TFLOP/s`, or
 /// with `tflops` given, `at 400 TFLOP/s sustained`.
 pub fn rate_note(scenario: &Scenario) -> String {
     let rate = scenario.rate();

@@ -535,7 +535,7 @@ impl Params for ThreeDParams {
                 </div>
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
                 <p class="fig-3d__rank">{move || data.with(|d| d.rank_words.clone())}</p>
-                <p class="fig-3d__note">"Days: busy time = FLOP ÷ (GPUs × peak × MFU), divided by (1 − bubble); communication is assumed hidden behind computation."</p>
+                <p class="fig-3d__note">"Days: busy time = FLOP ÷ (GPUs × peak × its share while computing), divided by (1 − bubble); communication is assumed hidden behind computation."</p>
             </div>
         }
         .into_any()
