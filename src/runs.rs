@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::figures::figure::Params;
-use crate::figures::planner::{peak_stage, PlannerParams};
+use crate::figures::planner::{peak_stage, room, PlannerParams};
 use crate::model::choice::Choice;
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
@@ -132,14 +132,12 @@ pub fn compare(run: PublishedRun) -> Comparison {
         published: said.join("; "),
         memory: format!(
             "up to {} of training state a GPU, {} of activations on the first stage; {} on the GPU that holds the \
-             most{}, of the {} left of {} after {} kept in reserve: {}",
+             most{}, within {}: {}",
             estimate.state.total(),
             estimate.activations,
             estimate.total,
             peak_stage(&plan, &estimate),
-            plan.usable_memory(),
-            plan.capacity.capacity_in_gb(),
-            plan.reserve,
+            room(&plan),
             if estimate.fits { "fits" } else { "does not fit" }
         ),
         fits: estimate.fits,

@@ -333,6 +333,21 @@ fn in_billions(readout: ReadoutData) -> ReadoutData {
     }
 }
 
+/// What the training may use of a GPU, in words: the capacity less the
+/// reserve, named (`the 77.0 GB of 80 GB left after 3.00 GB kept in reserve`).
+pub fn room(plan: &Plan) -> String {
+    let capacity = plan.capacity.capacity_in_gb();
+    if plan.reserve.value() > 0.0 {
+        format!(
+            "the {} of {capacity} left after {} kept in reserve",
+            plan.usable_memory(),
+            plan.reserve
+        )
+    } else {
+        capacity
+    }
+}
+
 /// Which stage's GPU holds the most, when it is not the first: `, on stage 2 of 16`.
 pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
     if estimate.peak_stage == 0 {
@@ -349,7 +364,6 @@ pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
 /// Both verdicts in words, with the smallest single changes that fit.
 fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     // Amounts in GB, as the readouts write them, against the memory in GB too: "85.9 GB (80 GiB)".
-    let capacity = plan.capacity.capacity_in_gb();
     let amount = |bytes: Bytes| bytes.to_string();
     let (state, total) = (amount(estimate.state.total()), amount(estimate.total));
     match plan.problem() {
@@ -373,16 +387,7 @@ fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
         }
         None => {}
     }
-    // What the training may use: the capacity less the reserve, named.
-    let room = if plan.reserve.value() > 0.0 {
-        format!(
-            "the {} of {capacity} left after {} kept in reserve",
-            plan.usable_memory(),
-            plan.reserve
-        )
-    } else {
-        capacity
-    };
+    let room = room(plan);
     if estimate.fits {
         return format!(
             "Fits: up to {state} of training state a GPU and {} of activations on the first stage, {total} on the GPU \

@@ -129,6 +129,16 @@ impl ActivationSetup {
     }
 }
 
+/// Bytes a value of a dropout mask keeps: one for a model trained with
+/// dropout (Korthikanti et al., section 4.1), none without.
+fn mask_bytes(arch: &Architecture) -> f64 {
+    if arch.dropout {
+        1.0
+    } else {
+        0.0
+    }
+}
+
 /// One layer's stored bytes, by what tensor parallelism does to them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayerTerms {
@@ -162,8 +172,7 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
             Mlp::Gelu => 4.0 * s * b * f,
             Mlp::SwiGlu => 6.0 * s * b * f,
         };
-    // A dropout mask keeps one byte a value (Korthikanti et al., section 4.1).
-    let mask = if arch.dropout { 1.0 } else { 0.0 };
+    let mask = mask_bytes(arch);
     LayerTerms {
         whole: (8.0 + 2.0 * mask) * s * b * h,
         split: s * b * (2.0 * h + 4.0 * kv + 2.0 * h) + mlp,
@@ -195,12 +204,7 @@ pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
 /// counts them (`megatron/training/theoretical_memory_usage.py`).
 pub fn embedding(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let tokens = setup.seq * setup.micro_batch;
-    let mask = if arch.dropout {
-        f64::from(arch.hidden)
-    } else {
-        0.0
-    };
-    Bytes((8.0 + mask) * tokens / setup.whole_divisor())
+    Bytes((8.0 + mask_bytes(arch) * f64::from(arch.hidden)) * tokens / setup.whole_divisor())
 }
 
 /// What the output layer keeps when it shares a GPU with the first layers

@@ -20,9 +20,7 @@
 //! or what gives a published `step-mfu`), stretched by the bubble; the
 //! step's breakdown adds the communication that is not hidden.
 
-use super::activations::{
-    first_stage, hidden_state, stage_activations, ActivationSetup, Recompute,
-};
+use super::activations::{hidden_state, stage_activations, ActivationSetup, Recompute};
 use super::choice::Choice;
 use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Links};
 use super::compute::{flop_per_token, recompute_flop_per_token, FlopCount, Rate};
@@ -312,23 +310,29 @@ impl Plan {
         let setup = self.activation_setup();
         let m = self.micro_batches();
         let ranges = self.stage_ranges();
-        // Every stage's GPU: the most loaded may be any of them when the
-        // ends are lighter, or hold more micro-batches in flight.
-        let stage_total = |stage: u32| {
-            let layers = ranges[stage as usize].end - ranges[stage as usize].start;
-            let held = stage_activations(
-                &self.arch,
-                &setup,
-                (p, stage),
-                self.schedule,
-                m,
-                self.chunks,
-                layers,
-            );
-            state_of(self.stage_share(&ranges, stage)).total() + held
-        };
-        let (peak_stage, total) = (0..ranges.len() as u32)
-            .map(|stage| (stage, stage_total(stage)))
+        // Each stage's parameters and activations, once: the most loaded GPU
+        // may be on any stage when the ends are lighter, or hold more
+        // micro-batches in flight.
+        let stages: Vec<(StageShare, Bytes)> = ranges
+            .iter()
+            .zip(0..)
+            .map(|(range, stage)| {
+                let held = stage_activations(
+                    &self.arch,
+                    &setup,
+                    (p, stage),
+                    self.schedule,
+                    m,
+                    self.chunks,
+                    range.end - range.start,
+                );
+                (self.stage_share(&ranges, stage), held)
+            })
+            .collect();
+        let (peak_stage, total) = stages
+            .iter()
+            .zip(0..)
+            .map(|(&(share, held), stage)| (stage, state_of(share).total() + held))
             .fold((0, Bytes(0.0)), |a, b| {
                 if b.1.value() > a.1.value() {
                     b
@@ -336,9 +340,15 @@ impl Plan {
                     a
                 }
             });
-        let loaded = self.loaded_stage();
+        // The training state of the stage with the most parameters, as `loaded_stage`.
+        let loaded = stages
+            .iter()
+            .map(|&(share, _)| share)
+            .max_by(|a, b| a.total().total_cmp(&b.total()))
+            .unwrap_or_default();
         let state = state_of(loaded);
-        let activations = first_stage(&self.arch, &setup, p, self.schedule, m, self.chunks);
+        // The first stage's, as the `activations` readout.
+        let activations = stages.first().map_or(Bytes(0.0), |&(_, held)| held);
         let tokens = setup.seq * setup.micro_batch;
         let data_traffic = data_parallel_sent(self.bytes, loaded.dense, replicas, self.stage, m)
             + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage, m);
