@@ -8,6 +8,8 @@ use leptos::prelude::*;
 
 use crate::figures::figure::Params;
 use crate::figures::planner::{data, PlannerParams};
+use crate::model::comm::routed_away;
+use crate::model::planner::Plan;
 use crate::model::query::Query;
 use crate::model::units::{group_thousands, Fraction};
 use crate::widgets::{scoped, InWords, Readout, ReadoutData, Slider};
@@ -22,28 +24,27 @@ pub fn context_query(cp: u32) -> String {
     format!("model=llama3-8b&gpus=64&cp={cp}&seq=131072&batch=16&recompute=selective")
 }
 
-/// The planner's readouts `ids` for `query`.
-fn planner(query: &str, ids: &[&str]) -> Vec<ReadoutData> {
-    let d = data(&PlannerParams::from_query(
-        &Query::parse(query),
-        &mut Vec::new(),
-    ));
-    let all = PlannerParams::readouts(&d);
-    ids.iter()
+/// The planner's readouts `ids` for `query`, and its plan.
+fn planner(query: &str, ids: &[&str]) -> (Vec<ReadoutData>, Plan) {
+    let params = PlannerParams::from_query(&Query::parse(query), &mut Vec::new());
+    let all = PlannerParams::readouts(&data(&params));
+    let readouts = ids
+        .iter()
         .filter_map(|id| all.iter().find(|r| r.id == *id).cloned())
-        .collect()
+        .collect();
+    (readouts, params.plan())
 }
 
 /// Bytes each GPU sends a step in the experts' all-to-alls, and that in words.
 pub fn expert(ep: u32, top_k: u32) -> (Vec<ReadoutData>, String) {
-    let readouts = planner(&expert_query(ep, top_k), &["all-to-all-per-step"]);
+    let (readouts, _) = planner(&expert_query(ep, top_k), &["all-to-all-per-step"]);
     let words = readouts.first().map_or_else(String::new, |sent| {
         format!(
             "With {ep} expert-parallel GPUs and top-{top_k} routing, each GPU sends {} a step: each token's hidden \
              state to its {top_k} experts and back, forward and backward, in all 32 layers, {} of the routes leaving \
              the GPU ({}).",
             sent.text,
-            Fraction(f64::from(ep.max(1) - 1) / f64::from(ep.max(1))),
+            Fraction(routed_away(ep)),
             sent.note.clone().unwrap_or_default()
         )
     });
@@ -53,13 +54,13 @@ pub fn expert(ep: u32, top_k: u32) -> (Vec<ReadoutData>, String) {
 /// Activations and the K/V ring a GPU sends a step at 131,072 tokens split
 /// `cp` ways, and that in words.
 pub fn context(cp: u32) -> (Vec<ReadoutData>, String) {
-    let readouts = planner(&context_query(cp), &["activations", "cp-traffic-per-step"]);
+    let (readouts, plan) = planner(&context_query(cp), &["activations", "cp-traffic-per-step"]);
     let words = match readouts.as_slice() {
         [activations, ring] => format!(
             "{}, each GPU keeps {} of activations for its {} tokens and sends {} of keys and values round the ring a step.",
             if cp <= 1 { "Unsplit".to_string() } else { format!("Split {cp} ways") },
             activations.text,
-            group_thousands(131_072.0 / f64::from(cp.max(1))),
+            group_thousands(plan.tokens_per_context_rank()),
             ring.text
         ),
         _ => String::new(),

@@ -44,7 +44,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
     let gpus = f64::from(plan.gpus_used());
     let published = run.published;
     let tokens = Count(published.tokens.unwrap_or(plan.tokens));
-    let gpu_hours = estimate.train_time.value() * gpus / Seconds::HOUR;
+    let gpu_hours = plan.gpu_hours(&estimate);
     let (time, time_ratio) = match (published.days, published.gpu_hours) {
         (Some(days), _) => {
             let ratio = estimate.train_time.value() / Seconds::DAY / days;

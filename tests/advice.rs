@@ -226,3 +226,25 @@ fn interleaved_sends_v_times_the_boundary() {
     );
     within(four, 4.0 * expected, 1e-9);
 }
+
+/// GPUs left idle count the context-parallel degree: 100 GPUs in groups of
+/// t·p·cp = 2 × 2 × 2 = 8 make 12 replicas, 96 GPUs, and leave 4 idle (not
+/// 100 mod (t·p) = 0, what the planner's sentence said before). The memory
+/// to spare is the usable memory less the most loaded GPU's total.
+#[test]
+fn idle_gpus_count_the_context_degree() {
+    use parallax::figures::figure::Params;
+    use parallax::figures::planner::PlannerParams;
+    use parallax::model::query::Query;
+    let query = "model=llama3-8b&gpus=100&tp=2&pp=2&cp=2&seq=32768&batch=24";
+    let plan = PlannerParams::from_query(&Query::parse(query), &mut Vec::new()).plan();
+    assert_eq!((plan.gpus_used(), plan.idle_gpus()), (96, 4));
+    assert_eq!(plan.tokens_per_context_rank(), 16_384.0);
+    let estimate = plan.estimate();
+    let capacity = readout("planner", query, "capacity");
+    let reserve = readout("planner", query, "reserve");
+    assert_eq!(
+        plan.spare_memory(estimate.total).value(),
+        capacity - reserve - estimate.total.value()
+    );
+}

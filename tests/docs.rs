@@ -10,17 +10,10 @@ use parallax::figures::{Figure, FIGURES};
 use parallax::model::presets::{GPUS, MODELS};
 use parallax::model::query::Query;
 use parallax::model::scenario::SHARED_KEYS;
-use parallax::widgets::iframe_snippet;
+use parallax::widgets::{escape, iframe_snippet};
 
 /// The placeholder host in snippets: authors put their own.
 const HOST: &str = "https://your-host/parallax/";
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// `code` spans in a help text (`like this`) as HTML.
 fn inline_code(text: &str) -> String {

@@ -6,7 +6,7 @@
 use super::figure::Params;
 use crate::model::query::{Pairs, Query};
 use crate::model::units::{group_thousands, Bytes, Seconds};
-use crate::widgets::{ReadoutData, Unit};
+use crate::widgets::{Better, ReadoutData, Unit};
 
 /// The prefix of plan B's keys and readouts.
 pub const PLAN_B: &str = "b.";
@@ -31,21 +31,6 @@ impl Mark {
         }
     }
 }
-
-/// Readouts where more is better; `NEUTRAL` lists those that only describe
-/// a plan. Everything else (bytes, time, the bubble) is better lower.
-const HIGHER_IS_BETTER: [&str; 4] = ["fits", "state-fits", "mfu", "tokens-per-gpu-per-second"];
-const NEUTRAL: [&str; 7] = [
-    "capacity",
-    "reserve",
-    "gpus",
-    "nodes",
-    "micro-batches",
-    "params",
-    "active-params",
-];
-/// Readouts of a selection, not of a plan (3d's selected rank): left out.
-const NOT_COMPARED: &str = "rank-";
 
 /// One row: a readout in both plans and how B differs from A.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,21 +66,23 @@ fn difference(a: &ReadoutData, b: &ReadoutData) -> String {
     }
 }
 
-/// Plan A's and plan B's readouts, paired by id.
-pub fn rows(a: Vec<ReadoutData>, b: Vec<ReadoutData>) -> Vec<Row> {
+/// Plan A's and plan B's readouts, paired by id (a readout only one plan
+/// has is left out), each marked in the direction the readout carries.
+pub fn rows(a: Vec<ReadoutData>, mut b: Vec<ReadoutData>) -> Vec<Row> {
     a.into_iter()
-        .zip(b)
-        .filter(|(a, _)| !a.id.starts_with(NOT_COMPARED))
+        .filter(|a| a.better != Better::NotCompared)
+        .filter_map(|a| {
+            let found = b.iter().position(|b| b.id == a.id)?;
+            Some((a, b.swap_remove(found)))
+        })
         .map(|(a, b)| {
             let b = b.of_plan_b();
-            let mark = if a.value == b.value {
-                Mark::Same
-            } else if NEUTRAL.contains(&a.id) {
-                Mark::Different
-            } else if (b.value > a.value) == HIGHER_IS_BETTER.contains(&a.id) {
-                Mark::Better
-            } else {
-                Mark::Worse
+            let mark = match (a.better, b.value.partial_cmp(&a.value)) {
+                (_, Some(std::cmp::Ordering::Equal)) => Mark::Same,
+                (Better::Higher, Some(std::cmp::Ordering::Greater))
+                | (Better::Lower, Some(std::cmp::Ordering::Less)) => Mark::Better,
+                (Better::Higher | Better::Lower, Some(_)) => Mark::Worse,
+                _ => Mark::Different,
             };
             let change = if mark == Mark::Same {
                 String::new()
@@ -190,6 +177,42 @@ mod tests {
         );
         let same = rows(vec![bytes("weights", 1e9)], vec![bytes("weights", 1e9)]);
         assert_eq!((same[0].change.as_str(), same[0].mark), ("", Mark::Same));
+    }
+
+    /// Rows pair by id whatever the order; a readout of a selection (a
+    /// selected rank) is left out; the search's "A layout fits" going from
+    /// No to Yes is better, and more layouts that fit is better.
+    #[test]
+    fn rows_pair_by_id_and_follow_each_readouts_direction() {
+        let rank = |value| {
+            ReadoutData::count("rank-tp", "Selected rank", value).better(Better::NotCompared)
+        };
+        let fit =
+            |value: f64| ReadoutData::count("layouts-fit", "Fit", value).better(Better::Higher);
+        let found = rows(
+            vec![
+                rank(0.0),
+                ReadoutData::yes_no("best-fits", "A layout fits", false),
+                fit(0.0),
+                bytes("weights", 2e9),
+            ],
+            vec![
+                bytes("weights", 1e9),
+                fit(12.0),
+                ReadoutData::yes_no("best-fits", "A layout fits", true),
+                rank(3.0),
+            ],
+        );
+        let marks: Vec<(&str, Mark)> = found.iter().map(|r| (r.a.id, r.mark)).collect();
+        assert_eq!(
+            marks,
+            [
+                ("best-fits", Mark::Better),
+                ("layouts-fit", Mark::Better),
+                ("weights", Mark::Better)
+            ]
+        );
+        assert_eq!(found[2].change, "−1.00 GB, −50%");
     }
 
     /// `?stage=1&gpus=64&b.stage=3&b.gpus=16`: A has stage 1 on 64 GPUs; B

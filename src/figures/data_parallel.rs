@@ -157,7 +157,7 @@ pub fn data(params: &DpParams) -> DpData {
         batch = group_thousands(batch),
         compute = step.compute,
         sent = step.sent,
-        ratio = step.sent.value() / step.gradient.value(),
+        ratio = step.sent_per_gradient_byte(),
         gradient = step.gradient,
         link = params.link.phrase(),
         time = step.allreduce,

@@ -10,7 +10,7 @@ use crate::model::pipeline::Schedule;
 use crate::model::planner::{Plan, StepBreakdown};
 use crate::model::search::{search, Rejection, TIED_WITHIN};
 use crate::model::units::{group_thousands, Fraction, Seconds};
-use crate::widgets::{rows, ReadoutData};
+use crate::widgets::{rows, Better, ReadoutData};
 
 /// One part of the step's bar.
 #[derive(Clone, Debug, PartialEq)]
@@ -188,7 +188,8 @@ pub fn search_data(base: &Plan) -> SearchData {
             "layouts-fit",
             "Layouts that fit",
             Some(f64::from(result.fit)),
-        ),
+        )
+        .better(Better::Higher),
     ];
     SearchData {
         rows,

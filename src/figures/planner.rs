@@ -26,10 +26,11 @@ use crate::model::planner::{
 use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MODELS};
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, STEP_MFU, TOP_K};
+use crate::model::tensor;
 use crate::model::units::{
     counted, group_thousands, trimmed, Bytes, BytesPerSecond, Count, Fraction, Seconds,
 };
-use crate::widgets::{num, Equation, Piece, Prediction, ReadoutData, Symbol, Unit};
+use crate::widgets::{num, Better, Equation, Piece, Prediction, ReadoutData, Symbol, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PlannerParams>(
     About {
@@ -74,7 +75,6 @@ pub const CONTEXT: NumberSpec = NumberSpec::whole("cp", 1.0, 64.0);
 pub const EXPERT_PARALLEL: NumberSpec = NumberSpec::whole("ep", 1.0, 256.0);
 /// The schedules a planned run may use (ZB-H1 is the `pp` figure's to explore).
 const SCHEDULES: [Schedule; 3] = [Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved];
-pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
 /// Pipeline stages: any count up to 512 (Narayanan et al.'s 530B model ran 35).
 pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 512.0);
 /// Memory a GPU keeps back, in GB: 0 to a whole B200's.
@@ -394,7 +394,7 @@ fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
              that holds the most{}, within {room}, with {} to spare.",
             amount(estimate.activations),
             peak_stage(plan, estimate),
-            amount(Bytes(plan.usable_memory().value() - estimate.total.value()))
+            amount(plan.spare_memory(estimate.total))
         );
     }
     let first = if estimate.state_fits {
@@ -469,7 +469,7 @@ fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimate) -> Strin
         ));
     }
     let network = params.scenario.gpu().network.value();
-    let needed = estimate.traffic.value() / estimate.step_time.value().max(f64::MIN_POSITIVE);
+    let needed = estimate.bandwidth_to_hide_traffic().value();
     // A published MFU comes from steps that carried their traffic.
     if plan.gpus > params.scenario.gpu.gpus_per_node && needed > network && plan.step_mfu.is_none()
     {
@@ -533,7 +533,6 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let capacity = plan.capacity.capacity_in_gb();
     let verdict = verdict(&plan, &estimate);
     let timing = timing(params, &plan, &estimate);
-    let group = plan.tensor.max(1) * plan.pipeline.max(1);
     let layout = match plan.problem() {
         Some(LayoutProblem::ShortOfGpus(short)) => format!(
             "{} tensor × {} pipeline × {} context needs {}: {} short",
@@ -559,13 +558,9 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             } else {
                 String::new()
             },
-            if plan.gpus.is_multiple_of(group) {
-                String::new()
-            } else {
-                format!(
-                    "; {} left idle",
-                    counted(f64::from(plan.gpus % group), "GPU", "GPUs")
-                )
+            match plan.idle_gpus() {
+                0 => String::new(),
+                idle => format!("; {} left idle", counted(f64::from(idle), "GPU", "GPUs")),
             }
         ),
     };
@@ -626,9 +621,10 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         capacity: ReadoutData {
             // As the device reports it: "80 GiB", not "85.9 GB".
             text: capacity,
-            ..ReadoutData::bytes("capacity", "GPU memory", plan.capacity)
+            ..ReadoutData::bytes("capacity", "GPU memory", plan.capacity).better(Better::Neither)
         },
-        reserve: ReadoutData::bytes("reserve", "Kept in reserve", plan.reserve),
+        reserve: ReadoutData::bytes("reserve", "Kept in reserve", plan.reserve)
+            .better(Better::Neither),
         state_fits: ReadoutData::yes_no("state-fits", "Training state fits", estimate.state_fits),
         fits: ReadoutData::yes_no("fits", "Fits with activations", estimate.fits),
         traffic: ReadoutData::bytes(
@@ -650,14 +646,15 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             estimate.tokens_per_gpu_per_second,
             group_thousands(estimate.tokens_per_gpu_per_second.round()),
             Unit::Count,
-        ),
+        )
+        .better(Better::Higher),
         train_time: ReadoutData::seconds(
             "train-time",
             format!("{} tokens take", Count(plan.tokens)),
             estimate.train_time,
         )
         .with_note(rate),
-        mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu),
+        mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu).better(Better::Higher),
         step: step_parts(&estimate.breakdown),
         step_total: if plan.step_mfu.is_some() {
             format!(
@@ -929,8 +926,8 @@ impl Params for PlannerParams {
         Param::<Self>::choice(
             "tp",
             "Tensor parallel",
-            || plain_options(DEGREES),
-            |p| number_id(DEGREES, p.tensor),
+            || plain_options(tensor::DEGREES),
+            |p| number_id(tensor::DEGREES, p.tensor),
             |p, id| p.tensor = id.parse().unwrap_or(p.tensor),
         )
         .toggle()

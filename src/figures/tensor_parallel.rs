@@ -13,7 +13,7 @@ use crate::model::comm::Link;
 use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::presets::Architecture;
 use crate::model::scenario::Scenario;
-use crate::model::tensor::layer_cost;
+use crate::model::tensor::{self, layer_cost};
 use crate::model::units::group_thousands;
 use crate::widgets::{num, Equation, Piece, ReadoutData, Unit};
 
@@ -40,9 +40,6 @@ all-reduce after attention and one after the MLP on the way forward, and two mor
 stand between one computation and the next, so nothing can hide them. That is why tensor parallelism stays inside \
 one server, where NVLink is about nine times faster than the network here, and rarely goes past 8 GPUs. Switch the \
 link to the network and watch the communication bar grow.</p>";
-
-/// The tensor-parallel degrees offered: powers of two up to one 8-GPU node.
-pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
 
 /// The figure's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,8 +305,8 @@ impl Params for TpParams {
         Param::<Self>::choice(
             "tp",
             "Tensor-parallel GPUs t",
-            || plain_options(DEGREES),
-            |p| number_id(DEGREES, p.tp),
+            || plain_options(tensor::DEGREES),
+            |p| number_id(tensor::DEGREES, p.tp),
             |p, id| p.tp = id.parse().unwrap_or(p.tp),
         )
         .toggle()

@@ -13,9 +13,10 @@ use crate::model::memory::ZeroStage;
 use crate::model::pipeline::stage_layers;
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
+use crate::model::tensor;
 use crate::model::three_d::{estimate, Layout};
 use crate::model::units::{counted, group_thousands, Count, Fraction};
-use crate::widgets::{num, rows, Equation, Piece, ReadoutData};
+use crate::widgets::{num, rows, Better, Equation, Piece, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<ThreeDParams>(
     About {
@@ -41,7 +42,6 @@ Try the presets, then push the replicas up and watch the bubble.</p>\
 <p>Where next: the second part below turns these pieces into a planner for real models and clusters, with the \
 activations this step leaves out. <a href=\"#planner\">Go to the planner</a>.</p>";
 
-pub const TENSOR_DEGREES: &[&str] = &["1", "2", "4", "8"];
 pub const PIPELINE_DEGREES: &[&str] = &["1", "2", "4", "8", "16"];
 /// Data-parallel replicas: the slider shows 1 to 64, a URL may ask for up to 1,024.
 pub const REPLICAS: NumberSpec = NumberSpec::whole("dp", 1.0, 1024.0);
@@ -286,9 +286,9 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
             (replica, stage)
         },
         rank_words: rank_words(&layout, params.rank, gpu.gpus_per_node),
-        rank_tp: ReadoutData::count("rank-tp", "Selected rank: tensor index", f64::from(layout.coordinates(params.rank).0)),
-        rank_dp: ReadoutData::count("rank-dp", "Selected rank: data index", f64::from(layout.coordinates(params.rank).1)),
-        rank_pp: ReadoutData::count("rank-pp", "Selected rank: pipeline index", f64::from(layout.coordinates(params.rank).2)),
+        rank_tp: ReadoutData::count("rank-tp", "Selected rank: tensor index", f64::from(layout.coordinates(params.rank).0)).better(Better::NotCompared),
+        rank_dp: ReadoutData::count("rank-dp", "Selected rank: data index", f64::from(layout.coordinates(params.rank).1)).better(Better::NotCompared),
+        rank_pp: ReadoutData::count("rank-pp", "Selected rank: pipeline index", f64::from(layout.coordinates(params.rank).2)).better(Better::NotCompared),
         summary,
     };
     figure.equations = equations(params, &figure);
@@ -380,8 +380,8 @@ impl Params for ThreeDParams {
         Param::<Self>::choice(
             "tp",
             "Tensor parallel",
-            || plain_options(TENSOR_DEGREES),
-            |p| number_id(TENSOR_DEGREES, p.layout.tensor),
+            || plain_options(tensor::DEGREES),
+            |p| number_id(tensor::DEGREES, p.layout.tensor),
             |p, id| p.layout.tensor = id.parse().unwrap_or(p.layout.tensor),
         )
         .toggle()

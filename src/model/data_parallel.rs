@@ -21,6 +21,13 @@ pub struct Step {
     pub allreduce: Seconds,
 }
 
+impl Step {
+    /// What it sends over the gradient's size: 2(N − 1)/N, under 2.
+    pub fn sent_per_gradient_byte(&self) -> f64 {
+        self.sent.value() / self.gradient.value().max(f64::MIN_POSITIVE)
+    }
+}
+
 /// One step summing a `gradient` over `gpus` GPUs, each computing its
 /// share of a global batch of `batch` sequences of `seq` tokens at
 /// `flop_per_token` (6Ψ in the seeds' count) and sustaining `rate`, the

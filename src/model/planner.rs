@@ -28,7 +28,7 @@ use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{bubble, layers_per_stage, runnable_micro_batches, stage_layers, Schedule};
 use super::presets::Architecture;
 use super::tensor::sent_per_gpu_per_layer;
-use super::units::{Bytes, Flop, Seconds};
+use super::units::{Bytes, BytesPerSecond, Flop, Seconds};
 
 /// Everything the planner needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,6 +141,14 @@ pub struct PlanEstimate {
     pub busy: f64,
 }
 
+impl PlanEstimate {
+    /// The bandwidth that would carry a step's traffic within the step:
+    /// what one GPU sends a step over the step's time.
+    pub fn bandwidth_to_hide_traffic(&self) -> BytesPerSecond {
+        BytesPerSecond(self.traffic.value() / self.step_time.value().max(f64::MIN_POSITIVE))
+    }
+}
+
 /// One GPU's parameters on a pipeline stage: those every expert-parallel
 /// rank keeps (attention, router, norms, embeddings) and its share of the experts.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -218,6 +226,26 @@ impl Plan {
     /// GPUs at work: t·p·cp·d (the rest of N, if any, idle).
     pub fn gpus_used(&self) -> u32 {
         self.model_group() * self.data_parallel()
+    }
+
+    /// GPUs left idle: N − t·p·cp·d (0 when the layout is short of GPUs).
+    pub fn idle_gpus(&self) -> u32 {
+        self.gpus.saturating_sub(self.gpus_used())
+    }
+
+    /// What a GPU's usable memory leaves after `total` (negative when over).
+    pub fn spare_memory(&self, total: Bytes) -> Bytes {
+        Bytes(self.usable_memory().value() - total.value())
+    }
+
+    /// Tokens of a sequence each context-parallel rank keeps: s/cp.
+    pub fn tokens_per_context_rank(&self) -> f64 {
+        self.activations.seq / f64::from(self.context.max(1))
+    }
+
+    /// GPU-hours of `estimate`'s training: its time × the GPUs at work.
+    pub fn gpu_hours(&self, estimate: &PlanEstimate) -> f64 {
+        estimate.train_time.value() * f64::from(self.gpus_used()) / Seconds::HOUR
     }
 
     /// Why the layout cannot run as given, if it cannot.

@@ -28,6 +28,7 @@ use super::choice::Choice;
 use super::memory::ZeroStage;
 use super::pipeline::{layers_per_stage, Schedule};
 use super::planner::{Plan, PlanEstimate};
+use super::tensor;
 
 /// Why a candidate layout was set aside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,10 +114,11 @@ pub const KEEP: usize = 10;
 /// is ordered by its rule, not cut by speed first.
 const RANKED: usize = 200;
 
-/// The divisors of `n` among 1, 2, 4, 8 (the degrees a node's GPUs allow).
+/// The divisors of `n` among the degrees a node's GPUs allow (`tensor::DEGREES`).
 fn small_powers(n: u32, top: u32) -> impl Iterator<Item = u32> {
-    [1, 2, 4, 8]
-        .into_iter()
+    tensor::DEGREES
+        .iter()
+        .filter_map(|k| k.parse::<u32>().ok())
         .filter(move |&k| k <= top && n.is_multiple_of(k))
 }
 

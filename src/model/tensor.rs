@@ -12,6 +12,10 @@ use super::comm::{ring_allreduce_sent, transfer_time};
 use super::presets::Architecture;
 use super::units::{Bytes, BytesPerSecond, Count, Flop, FlopPerSecond, Seconds};
 
+/// The tensor-parallel degrees the figures offer, as their URL values: the
+/// divisors of an 8-GPU node, so that a tensor group stays on its fast links.
+pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
+
 /// All-reduces per layer per training step: 2 forward + 2 backward.
 pub const ALLREDUCES_PER_LAYER: f64 = 4.0;
 

@@ -22,7 +22,7 @@ pub use math::{num, Equation, Equations, Piece, Symbol};
 pub use notices::Notices;
 pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
-pub use readout::{provide_byte_unit, InWords, Readout, ReadoutData, Unit};
+pub use readout::{provide_byte_unit, Better, InWords, Readout, ReadoutData, Unit};
 pub use rows::rows;
 pub use scope::{control_id, scoped, use_tie, ControlScope};
 pub use select::Select;

@@ -41,6 +41,31 @@ impl Unit {
     }
 }
 
+/// Which way a readout is better, for comparing two plans side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    /// Less is better: bytes, time, arithmetic, a bubble.
+    Lower,
+    /// More is better: a yes, a throughput.
+    Higher,
+    /// Describes a plan without being better or worse: a GPU count, a device's memory.
+    Neither,
+    /// Describes a selection rather than a plan (a selected rank): not compared.
+    NotCompared,
+}
+
+impl Unit {
+    /// The direction a readout of this unit takes unless it says otherwise:
+    /// sizes, times, arithmetic and shares lower, a yes higher, counts and ratios neither.
+    fn better(self) -> Better {
+        match self {
+            Unit::Bytes | Unit::Seconds | Unit::Flop | Unit::Fraction => Better::Lower,
+            Unit::YesNo => Better::Higher,
+            Unit::Count | Unit::Ratio => Better::Neither,
+        }
+    }
+}
+
 /// A readout as a figure's `data()` computes it: its id, what it is, its
 /// exact value in base units and that value written for people.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +79,8 @@ pub struct ReadoutData {
     /// The value formatted as the seeds format it.
     pub text: String,
     pub unit: Unit,
+    /// Which way it is better, when two plans are compared.
+    pub better: Better,
     /// What the value assumes, shown beside it (`at 40% of 989 TFLOP/s`).
     pub note: Option<String>,
     /// `b.` for plan B's readouts when two plans are compared, else empty.
@@ -75,9 +102,15 @@ impl ReadoutData {
             value,
             text: text.into(),
             unit,
+            better: unit.better(),
             note: None,
             plan: "",
         }
+    }
+
+    /// The readout, better in the direction `better` rather than its unit's.
+    pub fn better(self, better: Better) -> Self {
+        Self { better, ..self }
     }
 
     /// Its `data-readout`: the id, after `b.` for plan B's.
