@@ -1,6 +1,7 @@
 // Trunk's post-build hook (Trunk.toml): minifies wasm-bindgen's JS glue in
 // the staging directory, which Trunk's own JS minifier cannot parse, and
-// writes the new digest into the page's integrity attribute for it. Release
+// writes the new digest into the page's integrity attribute for it; then
+// the page's own scripts, which Trunk copies as they are. Release
 // builds only; terser comes from tests/e2e's npm packages (.ci/setup.sh).
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -26,3 +27,14 @@ const before = digest(source);
 if (!html.includes(before)) throw new Error(`index.html has no integrity ${before} for ${glue[0]}`);
 writeFileSync(page, html.replace(before, digest(code)));
 console.log(`minify-glue: ${glue[0]} ${source.length} -> ${code.length} bytes`);
+
+// The page's own two scripts, copied as they are written (with their
+// comments): boot.js a module, route.js a classic script. Neither has an
+// integrity attribute to rewrite.
+for (const [name, module] of [['boot.js', true], ['route.js', false]]) {
+  const file = join(staging, name);
+  const written = readFileSync(file, 'utf8');
+  const { code: small } = await minify(written, { module, compress: true, mangle: true });
+  writeFileSync(file, small);
+  console.log(`minify-glue: ${name} ${written.length} -> ${small.length} bytes`);
+}

@@ -11,7 +11,7 @@ use crate::hooks::use_url_writer;
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
 use crate::model::scenario::read_bytes_per_param;
-use crate::page::Page;
+use crate::page::take_over_page;
 use crate::settings::{provide_settings, PageBytes, PageSettings};
 
 /// What the page shows.
@@ -67,7 +67,7 @@ impl Route {
     }
 }
 
-/// Installs the panic message, then mounts the app in place of the loading note.
+/// Installs the panic message, then starts the app on the page `index.html` holds.
 pub fn start() {
     std::panic::set_hook(Box::new(|info| {
         web_sys::console::error_1(&JsValue::from_str(&info.to_string()));
@@ -76,7 +76,6 @@ pub fn start() {
     let Some(root) = document().get_element_by_id("app") else {
         return;
     };
-    root.set_inner_html("");
     if let Ok(root) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(root) {
         leptos::mount::mount_to(root, App).forget();
     }
@@ -149,10 +148,29 @@ pub fn App() -> impl IntoView {
     provide_context(PageBytes(RwSignal::new(bytes)));
     let figures = StoredValue::new(figures);
     write_url_on_change(route, figures, page);
+    // For tests and scripts waiting on the app; and a `?fig=` that names no
+    // figure falls back to the page, which src/route.js had hidden.
+    if let Some(root) = document().document_element() {
+        _ = root.set_attribute("data-app", "started");
+        if matches!(route, Route::Explainer { .. }) {
+            _ = root.class_list().remove_1("embed-route");
+        }
+    }
     match route {
-        Route::Embed(index) => view! { <Embedded index=index figures=figures notices=notices/> }.into_any(),
+        Route::Embed(index) => {
+            // The figure alone, in place of the page the document holds.
+            if let Some(root) = document().get_element_by_id("app") {
+                root.set_inner_html("");
+            }
+            view! { <Embedded index=index figures=figures notices=notices/> }.into_any()
+        }
         Route::Explainer { step } => {
-            view! { <Page figures=figures notices=notices open_at=query.get("step").is_some().then_some(step)/> }.into_any()
+            take_over_page(
+                figures,
+                notices,
+                query.get("step").is_some().then_some(step),
+            );
+            ().into_any()
         }
     }
 }

@@ -68,64 +68,64 @@ pub fn context(cp: u32) -> (Vec<ReadoutData>, String) {
     (readouts, words)
 }
 
+/// A whole-number slider's value as its label shows it, and its setter.
+fn whole(signal: RwSignal<f64>) -> (Signal<String>, Callback<f64>) {
+    (
+        Signal::derive(move || group_thousands(signal.get())),
+        Callback::new(move |v: f64| signal.set(v)),
+    )
+}
+
+/// The readout at `index` of an example's list.
+fn nth(list: Memo<(Vec<ReadoutData>, String)>, index: usize) -> Signal<ReadoutData> {
+    Signal::derive(move || {
+        list.with(|l| {
+            l.0.get(index)
+                .cloned()
+                .unwrap_or_else(|| ReadoutData::count("", "", 0.0))
+        })
+    })
+}
+
+/// The expert-parallel example's controls, readout and words, in the place
+/// `src/content/beyond.md` gives them.
 #[component]
-pub fn Beyond() -> impl IntoView {
+pub fn ExpertExample() -> impl IntoView {
     let ep = RwSignal::new(8.0);
     let top_k = RwSignal::new(2.0);
-    let cp = RwSignal::new(1.0);
     let experts = Memo::new(move |_| expert(ep.get() as u32, top_k.get() as u32));
-    let contexts = Memo::new(move |_| context(cp.get() as u32));
-    let whole = |signal: RwSignal<f64>| Signal::derive(move || group_thousands(signal.get()));
-    let setter = |signal: RwSignal<f64>| Callback::new(move |v: f64| signal.set(v));
-    let readout = move |list: Memo<(Vec<ReadoutData>, String)>, index: usize| {
-        Signal::derive(move || {
-            list.with(|l| {
-                l.0.get(index)
-                    .cloned()
-                    .unwrap_or_else(|| ReadoutData::count("", "", 0.0))
-            })
-        })
-    };
+    let ((ep_text, set_ep), (top_k_text, set_top_k)) = (whole(ep), whole(top_k));
     scoped("beyond", move || {
         view! {
-            <section class="beyond" id="beyond" aria-labelledby="beyond-title">
-                <h2 id="beyond-title">"Beyond three dimensions"</h2>
-                <div class="figure">
-                    <h3 class="figure__title">"Expert parallelism"</h3>
-                    <p>
-                        "A mixture-of-experts layer holds many feed-forward networks, the experts, and sends each token to only a "
-                        "few of them. Expert parallelism puts different experts on different GPUs, so every token's hidden state "
-                        "travels to its experts' GPUs and back: two all-to-all exchanges a layer, each way. Here: Mixtral 8x7B "
-                        "(8 experts) on 64 GPUs, each routing one 4,096-token sequence, as the planner computes it."
-                    </p>
-                    <div class="figure__controls">
-                        <Slider label="Expert-parallel GPUs" param="ep" min=1.0 max=8.0 step=1.0 value=ep text=whole(ep) on_input=setter(ep)/>
-                        <Slider label="Experts per token (top-k)" param="top-k" min=1.0 max=8.0 step=1.0 value=top_k text=whole(top_k) on_input=setter(top_k)/>
-                    </div>
-                    <div class="figure__readouts"><Readout data=readout(experts, 0)/></div>
-                    <InWords text=Signal::derive(move || experts.with(|e| e.1.clone()))/>
-                    <a href=move || format!("?step=planner&{}#planner", expert_query(ep.get() as u32, top_k.get() as u32))>"Open this in the planner"</a>
-                </div>
-                <div class="figure">
-                    <h3 class="figure__title">"Sequence and context parallelism"</h3>
-                    <p>
-                        "Activations grow with the sequence. Sequence parallelism splits the norms and dropouts of a tensor-parallel "
-                        "group along the sequence; context parallelism goes further and gives each GPU a slice of the tokens for "
-                        "the whole layer, passing keys and values round a ring for attention. Either way a GPU keeps 1/c of the "
-                        "activations. Here: Llama 3 8B at 128K tokens on 64 GPUs, with selective recomputation, as the planner "
-                        "computes it."
-                    </p>
-                    <div class="figure__controls">
-                        <Slider label="Context-parallel GPUs c" param="cp" min=1.0 max=16.0 step=1.0 value=cp text=whole(cp) on_input=setter(cp)/>
-                    </div>
-                    <div class="figure__readouts">
-                        <Readout data=readout(contexts, 0)/>
-                        <Readout data=readout(contexts, 1)/>
-                    </div>
-                    <InWords text=Signal::derive(move || contexts.with(|c| c.1.clone()))/>
-                    <a href=move || format!("?step=planner&{}#planner", context_query(cp.get() as u32))>"Open this in the planner"</a>
-                </div>
-            </section>
+            <div class="figure__controls">
+                <Slider label="Expert-parallel GPUs" param="ep" min=1.0 max=8.0 step=1.0 value=ep text=ep_text on_input=set_ep/>
+                <Slider label="Experts per token (top-k)" param="top-k" min=1.0 max=8.0 step=1.0 value=top_k text=top_k_text on_input=set_top_k/>
+            </div>
+            <div class="figure__readouts"><Readout data=nth(experts, 0)/></div>
+            <InWords text=Signal::derive(move || experts.with(|e| e.1.clone()))/>
+            <a href=move || format!("?step=planner&{}#planner", expert_query(ep.get() as u32, top_k.get() as u32))>"Open this in the planner"</a>
+        }
+    })
+}
+
+/// The context-parallel example's control, readouts and words, in the
+/// place `src/content/beyond.md` gives them.
+#[component]
+pub fn ContextExample() -> impl IntoView {
+    let cp = RwSignal::new(1.0);
+    let contexts = Memo::new(move |_| context(cp.get() as u32));
+    let (cp_text, set_cp) = whole(cp);
+    scoped("beyond", move || {
+        view! {
+            <div class="figure__controls">
+                <Slider label="Context-parallel GPUs c" param="cp" min=1.0 max=16.0 step=1.0 value=cp text=cp_text on_input=set_cp/>
+            </div>
+            <div class="figure__readouts">
+                <Readout data=nth(contexts, 0)/>
+                <Readout data=nth(contexts, 1)/>
+            </div>
+            <InWords text=Signal::derive(move || contexts.with(|c| c.1.clone()))/>
+            <a href=move || format!("?step=planner&{}#planner", context_query(cp.get() as u32))>"Open this in the planner"</a>
         }
     })
 }

@@ -119,50 +119,26 @@ pub const EXERCISES: [Exercise; 9] = [
     },
 ];
 
-/// The exercises section: the two written questions, then the numeric ones.
+/// The numeric exercises, in the place `src/content/exercises.md` gives
+/// them between its written questions.
 #[component]
 pub fn Exercises() -> impl IntoView {
-    view! {
-        <section class="exercises" id="exercises" aria-labelledby="exercises-title">
-            <h2 id="exercises-title">"Exercises"</h2>
-            <p>"Work each one out, then check. Answers are computed by the same estimator as the figures; your progress is kept in this browser."</p>
-            <details class="question">
-                <summary class="question__prompt">
-                    "Which of the four techniques reduce the memory each GPU needs for the training state, and which only adds throughput?"
-                </summary>
-                <p>
-                    "Plain data parallelism only adds throughput: every GPU still keeps the whole state. ZeRO (or FSDP) "
-                    "shards the state itself, tensor parallelism splits every matrix, and pipeline parallelism gives each "
-                    "GPU only some of the layers, so all three cut the memory a GPU needs."
-                </p>
-            </details>
-            {EXERCISES
-                .iter()
-                .map(|exercise| {
-                    let answer = (exercise.answer)();
-                    view! {
-                        <NumberQuestion
-                            id=exercise.id
-                            prompt=exercise.prompt
-                            answer=answer
-                            tolerance=exercise.tolerance
-                            hint=exercise.hint
-                            solution=(exercise.solution)(answer)
-                        />
-                    }
-                })
-                .collect_view()}
-            <details class="question">
-                <summary class="question__prompt">"Why does tensor parallelism stay inside one server while data parallelism spans the whole cluster?"</summary>
-                <p>
-                    "Tensor parallelism all-reduces inside every layer, and the next computation waits for the result, so "
-                    "it needs the fastest links there are, the ones between GPUs in one server. Data parallelism talks once "
-                    "a step, and that exchange can run behind the backward pass, so the slower network between servers "
-                    "is good enough."
-                </p>
-            </details>
-        </section>
-    }
+    EXERCISES
+        .iter()
+        .map(|exercise| {
+            let answer = (exercise.answer)();
+            view! {
+                <NumberQuestion
+                    id=exercise.id
+                    prompt=exercise.prompt
+                    answer=answer
+                    tolerance=exercise.tolerance
+                    hint=exercise.hint
+                    solution=(exercise.solution)(answer)
+                />
+            }
+        })
+        .collect_view()
 }
 
 #[cfg(test)]

@@ -67,6 +67,17 @@ pub fn page_hidden() -> bool {
     document().hidden()
 }
 
+/// An `IntersectionObserver` calling `callback` as elements come within
+/// `margin` (a CSS length) of the viewport or leave it.
+fn watcher(
+    callback: &js_sys::Function,
+    margin: &str,
+) -> Result<web_sys::IntersectionObserver, JsValue> {
+    let options = web_sys::IntersectionObserverInit::new();
+    options.set_root_margin(margin);
+    web_sys::IntersectionObserver::new_with_options(callback, &options)
+}
+
 /// Whether the element `node` refers to is within `margin` (a CSS length:
 /// "1000px"; "0px" for the viewport itself) of the viewport, following it
 /// as the reader scrolls (an `IntersectionObserver`; where the browser has
@@ -100,12 +111,7 @@ where
                 seen(entry.is_intersecting());
             }
         });
-        let options = web_sys::IntersectionObserverInit::new();
-        options.set_root_margin(margin);
-        match web_sys::IntersectionObserver::new_with_options(
-            callback.as_ref().unchecked_ref(),
-            &options,
-        ) {
+        match watcher(callback.as_ref().unchecked_ref(), margin) {
             Ok(watch) => {
                 watch.observe(element.unchecked_ref());
                 observer.set_value(Some((watch, callback)));
@@ -121,6 +127,42 @@ where
         })
     });
     in_view.into()
+}
+
+/// Runs `then` once, when `element` first comes within `margin` (a CSS
+/// length) of the viewport; at once where the browser has no
+/// `IntersectionObserver`. For elements the app did not create (the page's
+/// own, in `index.html`); [`use_near_viewport`] is for the app's.
+pub fn when_near(element: web_sys::HtmlElement, margin: &str, then: impl FnOnce() + 'static) {
+    let then = Rc::new(Cell::new(Some(then)));
+    let pending = then.clone();
+    let callback = Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(
+        move |entries: js_sys::Array, watch: web_sys::IntersectionObserver| {
+            let near = entries
+                .iter()
+                .filter_map(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+                .any(|entry| entry.is_intersecting());
+            if !near {
+                return;
+            }
+            if let Some(then) = pending.take() {
+                watch.disconnect();
+                then();
+            }
+        },
+    );
+    match watcher(callback.as_ref().unchecked_ref(), margin) {
+        Ok(watch) => {
+            watch.observe(&element);
+            // Kept for the page's life: the page's own elements never go away.
+            callback.forget();
+        }
+        Err(_) => {
+            if let Some(then) = then.take() {
+                then();
+            }
+        }
+    }
 }
 
 /// Whether the element `node` refers to has come within `margin` of the

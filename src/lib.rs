@@ -6,19 +6,24 @@
 //! - [`widgets`]: controls and readouts that know nothing of training;
 //! - [`settings`]: the page's own settings (theme, units, bytes a parameter);
 //! - [`hooks`]: browser plumbing (sizes, media queries, timers, the URL);
-//! - [`runs`]: published runs put through the planner;
-//! - [`app`]: the route; [`page`], the whole explainer; [`embedded`], one
-//!   figure alone for an iframe.
+//! - [`runs`]: published runs put through the planner (drawn into the page
+//!   at build time, `tests/page.rs`: not in the wasm);
+//! - [`app`]: the route; [`page`], the app taking the page over (its prose
+//!   is in `src/content`, made into `index.html` at build time);
+//!   [`embedded`], one figure alone for an iframe.
+// Drawing the page at build time (tests/page.rs, with leptos's `ssr`
+// feature) nests view types deeper than the default limit of 128.
+#![recursion_limit = "256"]
 
 pub mod app;
 pub mod beyond;
-pub mod content;
 pub mod embedded;
 pub mod exercises;
 pub mod figures;
 pub mod hooks;
 pub mod model;
 pub mod page;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod runs;
 pub mod settings;
 pub mod widgets;

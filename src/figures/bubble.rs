@@ -25,16 +25,9 @@ pub const FIGURE: Figure = Figure::of::<BubbleParams>(
         subtitle: "How many micro-batches it takes to keep the pipeline busy",
         part: Part::Course,
         example: "pp=8&micro=32&schedule=1f1b",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>The bubble (p − 1)/(m + p − 1) shrinks only as fast as m grows: halving it means roughly \
-doubling the micro-batches. But micro-batches come out of a fixed global batch, shared among the data-parallel \
-replicas, so large runs cannot simply add more. That is why schedules that fill the gaps matter: interleaving \
-divides the fill-and-drain time by the number of model chunks on each GPU, and the zero-bubble schedule moves the \
-weight-gradient half of each backward pass into the idle slots.</p>";
 
 /// The chart's micro-batch axis runs to 256.
 pub const CHART_MAX_MICRO: u32 = 256;

@@ -29,17 +29,9 @@ pub const FIGURE: Figure = Figure::of::<LabParams>(
         subtitle: "A real network in your browser, trading memory for recomputation",
         part: Part::Course,
         example: "layers=64&every=8",
-        text: TEXT,
     },
     false,
 );
-
-const TEXT: &str = "<p>The backward pass needs every layer's activations, and keeping them all can take more \
-memory than the model itself. Activation checkpointing keeps only some of them, the checkpoints, and recomputes the \
-rest from the nearest checkpoint when the backward pass reaches them. With a checkpoint every k layers, the peak is \
-about L/k checkpoints plus the k layers of the segment being recomputed, smallest near k = √L, as Chen and \
-colleagues showed in 2016; the price is about one extra forward pass, a third more compute. This lab does it for \
-real: the network above runs in your browser, and the memory it reports is what its code held.</p>";
 
 pub const LAYERS: NumberSpec = NumberSpec::whole("layers", 2.0, 64.0);
 /// 0 and 1 both keep every activation (a checkpoint at every layer); 0 is how the URL writes it.

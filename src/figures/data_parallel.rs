@@ -28,24 +28,9 @@ pub const FIGURE: Figure = Figure::of::<DpParams>(
             "A full copy on every GPU, a slice of the batch each, gradients summed round a ring",
         part: Part::Explainer,
         example: "gpus=16&link=nvlink",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>Data parallelism is the first thing anyone tries: give every GPU a complete copy of the \
-model, hand each one a different slice of the batch, and let them all run the forward and backward pass at once. \
-The catch comes at the end of the step. Each GPU now holds a gradient computed from its own slice, and before anyone \
-may update the weights those gradients must be summed, so that every copy takes the same step and the copies never \
-drift apart.</p>\
-<p>The sum is an all-reduce, and the ring algorithm is how it is usually done. The gradient is cut into N chunks. \
-In the reduce-scatter phase, each GPU passes one chunk to its neighbour and adds the chunk it receives to its own, \
-N − 1 times, until every GPU owns one fully summed chunk. In the all-gather phase the finished chunks go round the \
-ring once more, another N − 1 steps. Each GPU has then sent 2(N − 1)/N of the gradient: almost exactly twice its \
-size, however many GPUs there are. That is why data parallelism scales so well. It also saves no memory at all: \
-every GPU still keeps the whole training state, which is the problem the next step solves. Real frameworks hide \
-most of the all-reduce behind the backward pass, sending the last layers' gradients while the first layers are \
-still being differentiated.</p>";
 
 /// Data-parallel GPUs N.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 64.0);

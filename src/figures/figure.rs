@@ -210,8 +210,6 @@ pub struct About {
     pub part: Part,
     /// A query showing it off (after `fig=<slug>&`), for the embed page.
     pub example: &'static str,
-    /// The explanation under it on the full page: static HTML, written for Parallax.
-    pub text: &'static str,
 }
 
 /// A figure as the registry lists it.

@@ -4,9 +4,10 @@
 //! is all the rest of the app knows of it (`figure.rs`).
 //!
 //! Adding a figure: write its module (parameters, `data()`, `impl Params`,
-//! `FIGURE`), add its `pub mod` and one line to [`FIGURES`], then run
-//! `PARALLAX_BLESS=1 cargo test --test docs` to regenerate the embed page and
-//! the README's keys (README, "Adding a figure"). A figure that draws
+//! `FIGURE`), add its `pub mod` and one line to [`FIGURES`], write its prose
+//! in `src/content/<slug>.md`, then run
+//! `PARALLAX_BLESS=1 cargo test --test docs --test page` to regenerate the
+//! embed page, the README's keys and `index.html` (README, "Adding a figure"). A figure that draws
 //! something new styles it in `style/figures.css`.
 
 pub mod compare;

@@ -26,23 +26,9 @@ pub const FIGURE: Figure = Figure::of::<PpParams>(
         subtitle: "Give each GPU a run of layers and stream micro-batches through",
         part: Part::Explainer,
         example: "pp=8&micro=32&schedule=interleaved&chunks=4",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>Pipeline parallelism cuts the model by depth: with p stages, each GPU holds L/p consecutive \
-layers and hands its output to the next GPU. Only the activations at a stage boundary travel, one micro-batch's \
-hidden state at a time, so slower links between servers are good enough. But if a whole batch went through at \
-once, only one GPU would ever be working. GPipe, from Huang and colleagues, cuts the batch into m micro-batches and \
-streams them: the second stage starts on micro-batch 1 while the first starts on micro-batch 2.</p>\
-<p>The gray triangles at the two ends are the price: while the pipeline fills and drains, some GPUs have nothing to \
-do. That idle share of the step, the bubble, is (p − 1)/(m + p − 1), so it shrinks only as m grows large against p. \
-GPipe also keeps the activations of all m micro-batches until their backward passes, so memory grows with m. The \
-1F1B schedule (PipeDream-Flush, used by Megatron-LM) alternates one forward with one backward after a short \
-warm-up: the same bubble, but never more than p micro-batches in flight. Interleaving gives each GPU several \
-thinner chunks of layers and divides the bubble by their number; the zero-bubble schedule ZB-H1 splits each \
-backward into its input and weight gradients and slides the weight gradients into the gaps.</p>";
 
 /// The figure's parameters: 4 stages and 4 micro-batches under GPipe, the seed's example.
 #[derive(Clone, Debug, PartialEq)]

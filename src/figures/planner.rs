@@ -39,29 +39,9 @@ pub const FIGURE: Figure = Figure::of::<PlannerParams>(
         subtitle: "Will it fit? One GPU's memory and traffic for any model and layout",
         part: Part::Course,
         example: "params=175B&gpus=1024&stage=1&tp=8&pp=8&recompute=selective",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>The planner puts the pieces of the explainer together for the GPU that holds the most. \
-Under pipeline parallelism the first stage keeps the input embedding beside its layers and the last the output \
-layer and the final norm, so when the stages cannot share the layers evenly the ends take one fewer, as Llama 3's \
-126 layers did on 16 stages. Its training state is 16 bytes a parameter of that slice \
-(18 or 20 under other conventions), split t ways by tensor parallelism and sharded by ZeRO over the data-parallel \
-degree d = N/(t·p).</p>\
-<p>Activations are counted from the model's shape, term by term after Korthikanti and colleagues (2022): each \
-layer keeps its norms' and projections' inputs, its MLP's hidden values (three of them for a gated MLP) and, \
-unless FlashAttention recomputes them, the s × s attention scores, which at long sequences outweigh everything \
-else. Tensor parallelism divides what it splits by t, sequence parallelism the rest; selective recomputation drops \
-the attention core, full recomputation keeps only each layer's input. The first stage holds the most micro-batches \
-at once: all m under GPipe, p under 1F1B, and a little more under the interleaved schedule.</p>\
-<p>Time follows one convention in every figure: a GPU is busy for FLOP ÷ (GPUs × peak × u), u its share of the \
-peak while computing, and a pipeline's step is that busy time divided by (1 − bubble). MFU, as published runs \
-report it, is the model's FLOP over the whole step: below u by the bubble and by recomputation's extra \
-arithmetic. A link can give a published MFU instead (<code>step-mfu</code>); the planner then works out u. A GPU \
-has the memory its driver reports, less a reserve the training cannot use (the CUDA context, communication \
-buffers and fragmentation), which the verdicts count.</p>";
 
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const MICRO_BATCH: NumberSpec = NumberSpec::whole("micro-batch", 1.0, 1024.0);

@@ -24,22 +24,9 @@ pub const FIGURE: Figure = Figure::of::<TpParams>(
         subtitle: "Cut every matrix multiplication across the GPUs of one node",
         part: Part::Explainer,
         example: "tp=8&link=network",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>ZeRO still runs each layer on a single GPU. Tensor parallelism, as Megatron-LM does it, \
-splits the matrix multiplications themselves. Take the MLP, φ(XW₁)W₂. Cut W₁ by columns into t blocks and give one \
-to each GPU: GPU i computes its own slice XW₁ᵢ, and because the activation φ works entry by entry, it can apply φ to \
-that slice without asking anyone. Now cut W₂ by rows to match. Each GPU multiplies its slice by its rows W₂ᵢ and \
-gets a partial result Zᵢ of full size; adding the t partial results gives exactly the unsplit answer, and one \
-all-reduce does that adding.</p>\
-<p>Attention splits the same way, by heads, with its output projection cut by rows. So each layer needs one \
-all-reduce after attention and one after the MLP on the way forward, and two more on the way back. Those exchanges \
-stand between one computation and the next, so nothing can hide them. That is why tensor parallelism stays inside \
-one server, where NVLink is about nine times faster than the network here, and rarely goes past 8 GPUs. Switch the \
-link to the network and watch the communication bar grow.</p>";
 
 /// The figure's parameters.
 #[derive(Clone, Debug, PartialEq)]

@@ -25,22 +25,9 @@ pub const FIGURE: Figure = Figure::of::<ThreeDParams>(
         subtitle: "Tensor inside a node, pipeline across nodes, data parallelism over it all",
         part: Part::Explainer,
         example: "tp=8&pp=8&dp=16&zero=1",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>Real runs use all three splits at once, each where it fits best. Tensor parallelism talks \
-in every layer, so it stays inside a node, on NVLink. Pipeline parallelism only passes activations between \
-neighbouring stages, so it can cross nodes. Data parallelism, usually with ZeRO, talks once a step and hides that \
-behind the backward pass, so it spans the rest of the cluster. Narayanan and colleagues give this recipe in their \
-Megatron-LM paper and used it to train a trillion-parameter model on 3,072 GPUs. The GPU count is the product of \
-the three degrees.</p>\
-<p>The three interact. At a fixed global batch, more data-parallel replicas leave fewer sequences for each \
-pipeline, hence fewer micro-batches and a bigger bubble, so growing the cluster slowly erodes its own efficiency. \
-Try the presets, then push the replicas up and watch the bubble.</p>\
-<p>Where next: the second part below turns these pieces into a planner for real models and clusters, with the \
-activations this step leaves out. <a href=\"#planner\">Go to the planner</a>.</p>";
 
 pub const PIPELINE_DEGREES: &[&str] = &["1", "2", "4", "8", "16"];
 /// Data-parallel replicas: the slider shows 1 to 64, a URL may ask for up to 1,024.

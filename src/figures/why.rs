@@ -24,21 +24,9 @@ pub const FIGURE: Figure = Figure::of::<WhyParams>(
             "The training state outgrows its memory, and the arithmetic outlasts any deadline",
         part: Part::Explainer,
         example: "model=llama3-8b&tokens=1T",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>Two walls stand in the way of training a large model on one GPU. The first is memory. \
-Mixed-precision training with Adam keeps, for every parameter, a 2-byte copy of the weight for the forward and \
-backward passes, a 2-byte gradient, and 12 bytes of optimizer state: a 4-byte master weight and Adam's two 4-byte \
-running averages. That is the 16 bytes a parameter counted by the ZeRO paper, and for Llama 2 7B it is already more \
-than an 80 GB GPU holds, before a single activation is stored.</p>\
-<p>The second wall is time. A forward pass costs about 2 floating-point operations per parameter per token and the \
-backward pass about twice that, so training costs roughly 6ND operations for N parameters and D tokens. Move the \
-tokens slider and watch the bars: the time axis is logarithmic, so each tick is a jump from seconds to minutes, days, \
-years. Even 1,024 GPUs only help if the work and the memory can be divided among them, which is what the rest of \
-this explainer is about.</p>";
 
 /// The GPU counts the time bars compare, with their readout ids.
 pub const GPU_COUNTS: [(u32, &str); 3] = [

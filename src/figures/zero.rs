@@ -24,24 +24,9 @@ pub const FIGURE: Figure = Figure::of::<ZeroParams>(
             "Keep one shard of the optimizer state, then of the gradients, then of the weights",
         part: Part::Explainer,
         example: "gpus=64&stage=3",
-        text: TEXT,
     },
     true,
 );
-
-const TEXT: &str = "<p>Data parallelism keeps N identical copies of everything, yet a GPU only ever updates the \
-parameters it is responsible for, and only needs a layer's full weights while it computes that layer. ZeRO, from \
-Rajbhandari and colleagues at Microsoft, removes the copies in three stages. Stage 1 gives each GPU the optimizer \
-state (the fp32 master weights and Adam's two averages, K = 12 bytes a parameter) for only 1/N of the parameters: \
-(4 + K/N)Ψ bytes a GPU. Stage 2 shards the gradients too: (2 + (2 + K)/N)Ψ. Stage 3 shards the fp16 weights as \
-well, (4 + K)Ψ/N, and gathers each layer's weights just before it is used. Their own example, a 7.5B model on 64 \
-GPUs, drops from 120 GB a GPU to 1.9 GB.</p>\
-<p>At ZeRO's 16 bytes a parameter the first two stages are free in communication. An all-reduce is already a \
-reduce-scatter followed by an all-gather, and ZeRO updates each GPU's shard in between, so the bytes on the wire \
-are unchanged. Stage 3 pays about 1.5 times as much, because the weights must be gathered once for the forward \
-pass and again for the backward pass. With fp32 gradients (18 bytes) stage 1 sends less than plain data \
-parallelism, as only 2-byte weights are gathered back, and stage 3 the same. Stages 2 and 3 pay again for every \
-micro-batch of a step. PyTorch's FSDP (Zhao et al. 2023) is the same idea as stage 3.</p>";
 
 /// Data-parallel GPUs N; the slider shows 1 to 64, a URL may ask for up to 4,096.
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, 4096.0);

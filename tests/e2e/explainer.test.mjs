@@ -24,7 +24,7 @@ test('the full page shows six steps with every seed readout, then the afterword'
     expectTexts(assert, await readouts(page, `section[id="${slug}"]`), expected, slug);
   }
   // The papers both sources cite, FSDP, checkpointing and activation recomputation among them.
-  const cited = await page.locator('.afterword__references a').evaluateAll((links) => links.map((a) => a.href));
+  const cited = await page.locator('.afterword ol a').evaluateAll((links) => links.map((a) => a.href));
   for (const paper of ['1910.02054', '1909.08053', '1811.06965', '2104.04473', '2205.05198', '1604.06174', '2304.11277']) {
     assert.ok(cited.includes(`https://arxiv.org/abs/${paper}`), `arXiv:${paper} is cited`);
   }

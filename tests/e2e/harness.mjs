@@ -168,9 +168,17 @@ export async function readouts(page, scope = 'body') {
   );
 }
 
-/** Waits until the app has replaced the loading note with a figure. */
+/**
+ * Waits until the app has started and has built every figure near the
+ * viewport (within the 1,200 px the page builds ahead, src/page.rs): the
+ * page's own readouts, there before the app runs, do not count.
+ */
 export async function ready(page) {
-  await page.waitForSelector('[data-readout]');
+  await page.waitForFunction(() => document.documentElement.dataset.app === 'started'
+    && [...document.querySelectorAll('.figure__live--waiting')].every((place) => {
+      const box = place.getBoundingClientRect();
+      return box.bottom < -1200 || box.top > innerHeight + 1200;
+    }));
 }
 
 /**
@@ -182,7 +190,7 @@ export async function readyAll(page) {
   const sections = page.locator('section.figure[id]');
   for (let i = 0; i < (await sections.count()); i += 1) {
     await sections.nth(i).scrollIntoViewIfNeeded();
-    await sections.nth(i).locator('[data-readout]').first().waitFor();
+    await sections.nth(i).locator('.figure__body [data-readout]').first().waitFor();
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }
