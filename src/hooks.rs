@@ -60,6 +60,33 @@ pub fn use_interval(period: Duration, active: Signal<bool>, tick: impl Fn() + Cl
     on_cleanup(stop);
 }
 
+/// The browser's clock, `performance.now()`, in milliseconds (0 without one).
+pub fn now() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Lets the browser paint and handle input for at least `millis` before the next chunk.
+pub async fn yield_to_browser(millis: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        _ = window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(resolve.unchecked_ref(), millis);
+    });
+    _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// The clock's tick in milliseconds: browsers coarsen `performance.now()`
+/// against timing attacks, to 100 µs or more. Waits out the rest of one
+/// tick, then times a whole one; infinite when the clock did not move
+/// within a bounded number of reads (tens of milliseconds' worth at most).
+pub fn clock_tick() -> f64 {
+    const READS: u32 = 100_000;
+    let next_change = |from: f64| (0..READS).map(|_| now()).find(|&t| t != from);
+    match next_change(now()) {
+        Some(edge) => next_change(edge).map_or(f64::INFINITY, |next| next - edge),
+        None => f64::INFINITY,
+    }
+}
+
 /// Whether the page is hidden (a background tab, a minimised window).
 /// Browsers slow their timers there but still run them: work that should
 /// wait asks this before it starts.

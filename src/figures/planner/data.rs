@@ -1,0 +1,261 @@
+//! What the planner draws, computed from its parameters through the
+//! model's plan: the memory bar, the verdicts, the step and its parts, the
+//! readouts and the search's table.
+
+use super::formulas::equations;
+use super::words::{caveat, in_billions, rate_note, timing, verdict};
+use super::*;
+
+/// Everything the `planner` view draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannerData {
+    /// The most loaded GPU's memory, part by part, against its capacity.
+    pub memory: MemoryBarData,
+    /// Where a step's time goes, communication included, and its total in words.
+    pub step: Vec<StepPart>,
+    pub step_total: String,
+    /// All parameters, and those one token uses (they differ for a mixture of experts).
+    pub params: ReadoutData,
+    pub active_params: ReadoutData,
+    pub all_to_all: ReadoutData,
+    pub cp_traffic: ReadoutData,
+    /// The layout search's results, while it is open.
+    pub search: Option<SearchData>,
+    pub layout: String,
+    /// The architecture behind the activations, named, so that a size typed
+    /// in says which preset's shape (and sequence length) it took.
+    pub shape: String,
+    pub state_per_gpu: ReadoutData,
+    pub capacity: ReadoutData,
+    /// Of the capacity, what the training may not use.
+    pub reserve: ReadoutData,
+    pub state_fits: ReadoutData,
+    pub fits: ReadoutData,
+    pub traffic: ReadoutData,
+    pub micro_batches: ReadoutData,
+    pub bubble: ReadoutData,
+    pub step_time: ReadoutData,
+    pub tokens_per_gpu_per_second: ReadoutData,
+    pub train_time: ReadoutData,
+    pub mfu: ReadoutData,
+    /// Both verdicts and the smallest fix, in words.
+    pub verdict: String,
+    /// The step and the run, in words.
+    pub timing: String,
+    /// Where the activations' count differs from Megatron-LM's report, if it does.
+    pub caveat: Option<String>,
+    /// The state, the activations and the step, with the current values.
+    pub equations: Vec<Equation>,
+    pub summary: String,
+    pub answers: TryAnswers,
+}
+
+/// Computes the figure from its parameters.
+pub fn data(params: &PlannerParams) -> PlannerData {
+    let plan = params.plan();
+    let estimate = plan.estimate();
+    let state = estimate.state;
+    let total = estimate.total;
+    let memory = MemoryBarData::new(
+        &[
+            ("weights", "weights", "Weights", state.weights),
+            ("gradients", "gradients", "Gradients", state.all_gradients()),
+            (
+                "master",
+                "master-weights",
+                "Master weights",
+                state.master_weights,
+            ),
+            (
+                "optimizer",
+                "optimizer-state",
+                "Optimizer state (Adam)",
+                state.moments,
+            ),
+            (
+                "activations",
+                "activations",
+                "Activations, first stage",
+                estimate.activations,
+            ),
+        ],
+        plan.capacity,
+    )
+    .with_reserve(plan.reserve);
+    let capacity = plan.capacity.capacity_in_gb();
+    let verdict = verdict(&plan, &estimate);
+    let timing = timing(params, &plan, &estimate);
+    let layout = match plan.problem() {
+        Some(LayoutProblem::ShortOfGpus(short)) => format!(
+            "{} tensor × {} pipeline × {} context needs {}: {} short",
+            plan.tensor,
+            plan.pipeline,
+            plan.context,
+            counted(f64::from(plan.model_group()), "GPU", "GPUs"),
+            group_thousands(f64::from(short))
+        ),
+        _ => format!(
+            "{} = {} tensor × {} pipeline{} × {} data-parallel{}{}",
+            counted(f64::from(plan.gpus), "GPU", "GPUs"),
+            plan.tensor,
+            plan.pipeline,
+            if plan.context > 1 {
+                format!(" × {} context", plan.context)
+            } else {
+                String::new()
+            },
+            group_thousands(f64::from(estimate.data)),
+            if plan.experts > 1 {
+                format!(" (experts over {})", plan.experts)
+            } else {
+                String::new()
+            },
+            match plan.idle_gpus() {
+                0 => String::new(),
+                idle => format!("; {} left idle", counted(f64::from(idle), "GPU", "GPUs")),
+            }
+        ),
+    };
+    let shape = if params.model_chosen {
+        params.scenario.model.name.to_string()
+    } else {
+        format!(
+            "a {}-parameter model in {}'s shape",
+            Count(plan.params),
+            params.scenario.model.name
+        )
+    };
+    let summary = format!(
+        "{shape} on {layout}. A GPU holds up to {} of training state, the first stage {} of activations, and the \
+         GPU that holds the most{} {total} in all against its {capacity}; each sends {} a step. {verdict} {timing}",
+        state.total(),
+        estimate.activations,
+        peak_stage(&plan, &estimate),
+        estimate.traffic,
+    );
+    let mut shape_chars = summary.chars();
+    let summary = shape_chars.next().map_or(String::new(), |first| {
+        first.to_uppercase().chain(shape_chars).collect()
+    });
+    let rate = rate_note(params, &estimate);
+    let arch = plan.arch;
+    let dimensions = format!(
+        "{} layers, width {}, sequence {}",
+        arch.layers,
+        group_thousands(f64::from(arch.hidden)),
+        group_thousands(f64::from(arch.seq))
+    );
+    let shape = if params.model_chosen && !params.scenario.arch_overrides.is_empty() {
+        format!(
+            "{} parameters in {}'s shape, resized by the link: {dimensions}",
+            Count(plan.params),
+            params.scenario.model.name
+        )
+    } else if params.model_chosen {
+        format!("{}: {dimensions}", params.scenario.model.name)
+    } else {
+        format!(
+            "{} parameters in the shape of the nearest preset, {}: {dimensions}",
+            Count(plan.params),
+            params.scenario.model.name
+        )
+    };
+    let mut figure = PlannerData {
+        equations: Vec::new(),
+        memory,
+        layout,
+        shape,
+        state_per_gpu: ReadoutData::bytes(
+            "state-per-gpu",
+            "Training state, most loaded GPU",
+            state.total(),
+        ),
+        capacity: ReadoutData {
+            // As the device reports it: "80 GiB", not "85.9 GB".
+            text: capacity,
+            ..ReadoutData::bytes("capacity", "GPU memory", plan.capacity).better(Better::Neither)
+        },
+        reserve: ReadoutData::bytes("reserve", "Kept in reserve", plan.reserve)
+            .better(Better::Neither),
+        state_fits: ReadoutData::yes_no("state-fits", "Training state fits", estimate.state_fits),
+        fits: ReadoutData::yes_no("fits", "Fits with activations", estimate.fits),
+        traffic: ReadoutData::bytes(
+            "traffic-per-step",
+            "Sent per GPU, per step",
+            estimate.traffic,
+        ),
+        micro_batches: ReadoutData::count(
+            "micro-batches",
+            "Micro-batches a step",
+            f64::from(estimate.micro_batches),
+        ),
+        bubble: ReadoutData::fraction("bubble", "Bubble", estimate.bubble),
+        step_time: ReadoutData::seconds("step-time", "Step time", estimate.step_time)
+            .with_note(rate.clone()),
+        tokens_per_gpu_per_second: ReadoutData::new(
+            "tokens-per-gpu-per-second",
+            "Tokens per GPU per second",
+            estimate.tokens_per_gpu_per_second,
+            group_thousands(estimate.tokens_per_gpu_per_second.round()),
+            Unit::Count,
+        )
+        .better(Better::Higher),
+        train_time: ReadoutData::seconds(
+            "train-time",
+            format!("{} tokens take", Count(plan.tokens)),
+            estimate.train_time,
+        )
+        .with_note(rate),
+        mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu).better(Better::Higher),
+        step: step_parts(&estimate.breakdown),
+        step_total: if plan.step_mfu.is_some() {
+            format!(
+                "A published MFU is over measured steps, communication included; adding the model's own \
+                 estimate of what does not overlap would make a step {}, which counts it twice.",
+                Seconds(estimate.breakdown.total())
+            )
+        } else {
+            format!(
+                "With its communication (what does not overlap), a step takes {}; the step time above counts arithmetic and bubble only.",
+                Seconds(estimate.breakdown.total())
+            )
+        },
+        params: in_billions(ReadoutData::count("params", "Parameters", plan.params)),
+        active_params: in_billions(ReadoutData::count(
+            "active-params",
+            "Parameters a token uses",
+            plan.params * plan.arch.active_share(),
+        )),
+        all_to_all: ReadoutData::bytes(
+            "all-to-all-per-step",
+            "Experts' all-to-all per GPU, per step",
+            estimate.all_to_all,
+        )
+        .with_note(format!(
+            "{} over its link",
+            estimate.all_to_all.over(
+                plan.links
+                    .for_span(plan.tensor * plan.context * plan.experts)
+            )
+        )),
+        cp_traffic: ReadoutData::bytes(
+            "cp-traffic-per-step",
+            "Context ring per GPU, per step",
+            estimate.context_traffic,
+        )
+        .with_note(format!(
+            "{} over its link",
+            estimate
+                .context_traffic
+                .over(plan.links.for_span(plan.tensor * plan.context))
+        )),
+        search: params.search.then(|| search_data(&plan)),
+        verdict,
+        timing,
+        caveat: caveat(params),
+        summary,
+        answers: try_answers(plan.capacity),
+    };
+    figure.equations = equations(&plan, &estimate, &figure);
+    figure
+}

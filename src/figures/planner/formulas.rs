@@ -1,0 +1,166 @@
+//! The planner's equations with the current values: the most loaded GPU's
+//! state and activations, and the step's time.
+
+use super::*;
+
+/// The letters of the planner's equations a reader may not know.
+pub(super) const SYMBOLS: &[Symbol] = &[
+    Symbol {
+        letter: "Ψ",
+        subscript: "s",
+        meaning: "parameters on the most loaded stage",
+    },
+    Symbol {
+        letter: "n",
+        subscript: "f",
+        meaning: "micro-batches in flight on the first stage",
+    },
+    Symbol {
+        letter: "L",
+        subscript: "s",
+        meaning: "layers on a stage",
+    },
+    Symbol {
+        letter: "a",
+        subscript: "",
+        meaning: "one layer's activations for a micro-batch",
+    },
+    Symbol {
+        letter: "e",
+        subscript: "",
+        meaning: "the embedding's activations for a micro-batch",
+    },
+    Symbol {
+        letter: "o",
+        subscript: "",
+        meaning: "the output layer's activations and fp32 logits",
+    },
+    Symbol {
+        letter: "C",
+        subscript: "step",
+        meaning: "a step's FLOP",
+    },
+    Symbol {
+        letter: "X",
+        subscript: "",
+        meaning: "the rate a GPU sustains",
+    },
+    Symbol {
+        letter: "b",
+        subscript: "",
+        meaning: "the bubble",
+    },
+];
+
+/// The most loaded GPU's state (its Ψ_s parameters under the stage's
+/// formula), its activations, n_f micro-batches of its L_s layers and the
+/// embedding's (and with one stage the output layer's), and the step time.
+pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -> Vec<Equation> {
+    let p = plan.pipeline.max(1);
+    let setup = plan.activation_setup();
+    // The first stage's layers: fewer than ⌈L/p⌉ when the ends are lighter.
+    let layers = plan.stage_ranges().first().map_or(0, |r| r.end - r.start);
+    let flight = in_flight(plan.schedule, p, estimate.micro_batches, plan.chunks);
+    let activations = d
+        .memory
+        .segments
+        .iter()
+        .find(|s| s.readout.id == "activations")
+        .map(|s| s.readout.clone());
+    let times = || Piece::Op("×");
+    let bytes = |b: Bytes| num(b.to_string());
+    let mut symbol = vec![
+        Piece::Var("n", "f", "schedule"),
+        Piece::Group(vec![
+            Piece::Var("L", "s", "pp"),
+            var("a", "recompute"),
+            Piece::Op("+"),
+            var("e", ""),
+        ]),
+    ];
+    let mut value = vec![
+        num(trimmed(flight, 3)),
+        times(),
+        Piece::Group(vec![
+            num(layers),
+            times(),
+            bytes(per_layer(&plan.arch, &setup)),
+            Piece::Op("+"),
+            bytes(embedding(&plan.arch, &setup)),
+        ]),
+    ];
+    if p == 1 {
+        symbol.extend([Piece::Op("+"), var("o", "")]);
+        value.extend([Piece::Op("+"), bytes(output_layer(&plan.arch, &setup))]);
+    }
+    let (dense_shards, expert_shards) = plan.shards();
+    let loaded = plan.loaded_stage();
+    let mut all = vec![if plan.arch.experts > 1 {
+        equations::state_split(
+            plan.bytes,
+            plan.stage,
+            (dense_shards, expert_shards),
+            (loaded.dense, loaded.experts),
+            &d.state_per_gpu,
+        )
+    } else {
+        equations::state(
+            plan.bytes,
+            plan.stage,
+            if plan.context > 1 {
+                ("d·cp", "cp", dense_shards)
+            } else {
+                ("d", "gpus", dense_shards)
+            },
+            vec![Piece::Var("Ψ", "s", "params")],
+            vec![Piece::Sci(loaded.total())],
+            &d.state_per_gpu,
+        )
+    }];
+    if let Some(activations) = activations {
+        all.push(Equation {
+            words: format!(
+                "Activations on the first stage: n_f micro-batches in flight, each L_s layers of a bytes and the embedding's e{}: {}",
+                if p == 1 { ", plus the output layer's o" } else { "" },
+                activations.text
+            ),
+            left: vec![var("A", "activations")],
+            rows: vec![symbol, value, equations::result(&activations)],
+        });
+    }
+    all.push(Equation {
+        words: format!(
+            "A step takes its FLOP over n GPUs at rate X, divided by one minus the bubble: {}",
+            d.step_time.text
+        ),
+        left: vec![var("T", "step-time")],
+        rows: vec![
+            vec![Piece::Frac(
+                vec![Piece::Var("C", "step", "")],
+                vec![
+                    var("n", "gpus"),
+                    var("X", "busy-util"),
+                    Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")]),
+                ],
+            )],
+            vec![Piece::Frac(
+                vec![Piece::Sci(estimate.step_flop.value()), Piece::Unit("FLOP")],
+                vec![
+                    num(group_thousands(f64::from(plan.gpus_used()))),
+                    times(),
+                    // The rate used: with `step-mfu` given, the one that gives it.
+                    Piece::Sci(plan.rate.peak.value() * estimate.busy),
+                    Piece::Unit("FLOP/s"),
+                    times(),
+                    Piece::Group(vec![
+                        num(1),
+                        Piece::Op("−"),
+                        Piece::Value(d.bubble.text.clone(), "bubble"),
+                    ]),
+                ],
+            )],
+            equations::result(&d.step_time),
+        ],
+    });
+    all
+}

@@ -1,0 +1,197 @@
+//! The planner's sentences: the verdicts with the smallest change that
+//! fits, the step and the run in words with what they take for granted.
+
+use super::*;
+
+pub(super) fn describe(fix: Fix, plan: &Plan) -> String {
+    match fix {
+        Fix::Recompute(Recompute::Selective) => {
+            "turn on selective recomputation (the attention core again, a few percent more arithmetic)".to_string()
+        }
+        Fix::Recompute(_) => "turn on full recomputation (every layer's forward again, about a third more arithmetic)".to_string(),
+        Fix::Stage(stage) => format!("move to {}", stage.label()),
+        Fix::Tensor(t) => format!("split each layer over {t} GPUs (tensor parallelism)"),
+        Fix::Gpus(gpus) => format!(
+            "use {} GPUs at {}",
+            group_thousands(f64::from(gpus)),
+            if plan.stage == ZeroStage::None {
+                "this setting"
+            } else {
+                plan.stage.label()
+            }
+        ),
+    }
+}
+
+/// A parameter count written as readers know it, `46.7B`, with its exact value kept.
+pub(super) fn in_billions(readout: ReadoutData) -> ReadoutData {
+    ReadoutData {
+        text: Count(readout.value).to_string(),
+        ..readout
+    }
+}
+
+/// What the training may use of a GPU, in words: the capacity less the
+/// reserve, named (`the 77.0 GB of 80 GB left after 3.00 GB kept in reserve`).
+pub fn room(plan: &Plan) -> String {
+    let capacity = plan.capacity.capacity_in_gb();
+    if plan.reserve.value() > 0.0 {
+        format!(
+            "the {} of {capacity} left after {} kept in reserve",
+            plan.usable_memory(),
+            plan.reserve
+        )
+    } else {
+        capacity
+    }
+}
+
+/// Which stage's GPU holds the most, when it is not the first: `, on stage 2 of 16`.
+pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
+    if estimate.peak_stage == 0 {
+        String::new()
+    } else {
+        format!(
+            ", on stage {} of {}",
+            estimate.peak_stage + 1,
+            plan.pipeline
+        )
+    }
+}
+
+/// Both verdicts in words, with the smallest single changes that fit.
+pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
+    // Amounts in GB, as the readouts write them, against the memory in GB too: "85.9 GB (80 GiB)".
+    let amount = |bytes: Bytes| bytes.to_string();
+    let (state, total) = (amount(estimate.state.total()), amount(estimate.total));
+    match plan.problem() {
+        Some(LayoutProblem::ShortOfGpus(short)) => {
+            return format!(
+                "This layout needs {} GPUs (tensor {} × pipeline {} × context {}), {} more than the {} given: add GPUs, \
+                 or lower a degree.",
+                group_thousands(f64::from(plan.gpus + short)),
+                plan.tensor,
+                plan.pipeline,
+                plan.context,
+                group_thousands(f64::from(short)),
+                group_thousands(f64::from(plan.gpus)),
+            )
+        }
+        Some(LayoutProblem::ExpertsDoNotDivide { ep, data }) => {
+            return format!(
+                "Expert parallelism of {ep} must divide the {data} data-parallel replicas it spreads the experts over: \
+                 choose an ep that divides {data}."
+            )
+        }
+        None => {}
+    }
+    let room = room(plan);
+    if estimate.fits {
+        return format!(
+            "Fits: up to {state} of training state a GPU and {} of activations on the first stage, {total} on the GPU \
+             that holds the most{}, within {room}, with {} to spare.",
+            amount(estimate.activations),
+            peak_stage(plan, estimate),
+            amount(plan.spare_memory(estimate.total))
+        );
+    }
+    let first = if estimate.state_fits {
+        format!(
+            "The training state fits, {state} within {room}; with the activations at sequence {} the GPU that holds \
+             the most{} needs {total}",
+            group_thousands(plan.activations.seq),
+            peak_stage(plan, estimate)
+        )
+    } else {
+        format!("The training state alone, {state}, does not fit within {room}; with activations it needs {total}")
+    };
+    let found = fixes(plan);
+    if found.is_empty() {
+        format!(
+            "{first}, and no single change is enough (recomputation, a later ZeRO stage, tensor parallelism up to 8, \
+             or more GPUs): combine them, or add pipeline stages."
+        )
+    } else {
+        let options: Vec<String> = found.iter().map(|&f| describe(f, plan)).collect();
+        format!(
+            "{first}. The smallest change that fits: {}.",
+            options.join("; or ")
+        )
+    }
+}
+
+/// Megatron-LM's report counts 4·ffn/h a layer for the MLP, right for a
+/// GELU MLP; a gated one keeps a third value (6·ffn/h here).
+pub(super) fn caveat(params: &PlannerParams) -> Option<String> {
+    (params.scenario.arch().mlp == Mlp::SwiGlu).then(|| {
+        "This model's MLP is gated (SwiGLU): its activations count three hidden values a token, 6·ffn/h bytes, where \
+         Megatron-LM's theoretical memory report counts two (4·ffn/h) for any MLP, so ours are the larger."
+            .to_string()
+    })
+}
+
+/// The step and the run in words, with what the numbers take for granted:
+/// a micro-batch no larger than a replica's share of the batch, and traffic
+/// that the network can carry while the step computes.
+pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimate) -> String {
+    let micro_batch = plan.micro_batch();
+    let d = f64::from(estimate.data);
+    let mut text = format!(
+        "A step of {} runs {} of {} through {} in {}, {}{}. {} tokens take {}: {} tokens a second on each GPU, {} \
+         of the peak over the whole step.",
+        counted(plan.batch, "sequence", "sequences"),
+        counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
+        counted(micro_batch, "sequence", "sequences"),
+        if plan.pipeline > 1 { format!("each pipeline ({})", plan.schedule.label()) } else { "each replica".to_string() },
+        estimate.step_time,
+        rate_note(params, estimate),
+        if plan.pipeline > 1 { format!("; the bubble idles {} of it", Fraction(estimate.bubble)) } else { String::new() },
+        Count(plan.tokens),
+        estimate.train_time,
+        group_thousands(estimate.tokens_per_gpu_per_second.round()),
+        Fraction(estimate.mfu),
+    );
+    if plan.batch < d {
+        text.push_str(&format!(
+            " The batch of {} is smaller than the {} data-parallel replicas: each still runs a sequence a step.",
+            group_thousands(plan.batch),
+            group_thousands(d)
+        ));
+    } else if micro_batch < f64::from(params.micro_batch) {
+        text.push_str(&format!(
+            " A micro-batch of {} is more than each of the {} replicas' {} sequences, so it is {}.",
+            group_thousands(f64::from(params.micro_batch)),
+            group_thousands(d),
+            group_thousands((plan.batch / d).floor()),
+            group_thousands(micro_batch)
+        ));
+    }
+    let network = params.scenario.gpu().network.value();
+    let needed = estimate.bandwidth_to_hide_traffic().value();
+    // A published MFU comes from steps that carried their traffic.
+    if plan.gpus > params.scenario.gpu.gpus_per_node && needed > network && plan.step_mfu.is_none()
+    {
+        text.push_str(&format!(
+            " Sending {} a step needs {}/s a GPU, more than its {} network link: communication would not hide behind \
+             computation, and the step would be longer than this.",
+            estimate.traffic,
+            Bytes(needed),
+            BytesPerSecond(network)
+        ));
+    }
+    text
+}
+
+/// The rate a time assumes: the scenario's, or with a published MFU given
+/// (`step-mfu`) the share of the peak while computing that gives it.
+pub(super) fn rate_note(params: &PlannerParams, estimate: &PlanEstimate) -> String {
+    match params.scenario.step_mfu {
+        Some(mfu) => format!(
+            "at {} of {} while computing, for {} MFU over the step",
+            Fraction(estimate.busy),
+            params.scenario.rate().peak,
+            Fraction(mfu)
+        ),
+        None => shared::rate_note(&params.scenario),
+    }
+}
