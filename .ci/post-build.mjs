@@ -8,6 +8,10 @@
 // 3. The style sheets, which Trunk writes one file each, joined into one in
 //    the page's order: one request instead of four, and brotli compresses
 //    them better together.
+// 4. Trunk's HTML minifier writes `&amp;micro-batch` in a link as
+//    `&ampmicro-batch` (it guards `&micro`, the old name of µ, but drops the
+//    semicolon), which browsers leave as it is in an attribute: the
+//    semicolon is put back wherever a letter, digit or `=` follows.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,5 +57,6 @@ writeFileSync(join(staging, sheet), joined);
 links.forEach(({ href }) => rmSync(join(staging, href)));
 page = page.replace(links[0].tag, `<link rel="stylesheet" href="./${sheet}" integrity="${digest(joined)}">`);
 links.slice(1).forEach(({ tag }) => { page = page.replace(tag, ''); });
+page = page.replace(/&amp(?=[A-Za-z0-9=])/g, '&amp;');
 writeFileSync(pagePath, page);
 console.log(`post-build: ${links.length} style sheets joined into ${sheet} (${joined.length} bytes)`);

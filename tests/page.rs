@@ -20,7 +20,7 @@ use std::path::Path;
 use leptos::prelude::*;
 use parallax::beyond::{ContextExample, ExpertExample};
 use parallax::exercises::Exercises;
-use parallax::figures::{Figure, Part, FIGURES};
+use parallax::figures::{find, Figure, Part, FIGURES};
 use parallax::model::query::Query;
 use parallax::runs::PublishedRuns;
 use parallax::settings::{provide_settings, PageSettings};
@@ -74,12 +74,22 @@ impl Content {
             .unwrap_or_else(|| panic!("no `{key}` in the front matter"))
     }
 
-    /// The body as HTML (CommonMark; `{#id}` after a heading gives it an id).
+    /// The body as HTML (CommonMark; `{#id}` after a heading gives it an
+    /// id; `{{slug.id}}` is a live number, [`live_number`]).
     fn html(&self) -> String {
+        let mut body = String::new();
+        let mut rest = self.body.as_str();
+        while let Some((before, after)) = rest.split_once("{{") {
+            let (name, after) = after.split_once("}}").expect("a `{{` without its `}}`");
+            body.push_str(before);
+            body.push_str(&live_number(name));
+            rest = after;
+        }
+        body.push_str(rest);
         let mut out = String::new();
         html::push_html(
             &mut out,
-            Parser::new_ext(&self.body, Options::ENABLE_HEADING_ATTRIBUTES),
+            Parser::new_ext(&body, Options::ENABLE_HEADING_ATTRIBUTES),
         );
         out
     }
@@ -97,6 +107,23 @@ impl any_spawner::CustomExecutor for NoTasks {
     fn spawn(&self, _: any_spawner::PinnedFuture<()>) {}
     fn spawn_local(&self, _: any_spawner::PinnedLocalFuture<()>) {}
     fn poll_local(&self) {}
+}
+
+/// A number in the prose, `{{slug.id}}`: figure `slug`'s readout `id`,
+/// here at the defaults; the app keeps it in step with the figure.
+fn live_number(name: &str) -> String {
+    let (slug, id) = name
+        .split_once('.')
+        .unwrap_or_else(|| panic!("{{{{{name}}}}} is not {{{{figure.readout}}}}"));
+    let (_, figure) = find(slug).unwrap_or_else(|| panic!("{{{{{name}}}}}: no figure {slug}"));
+    let readout = (figure.native.readouts)(&Query::default(), &mut Vec::new())
+        .into_iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("{{{{{name}}}}}: {slug} has no readout {id}"));
+    format!(
+        r#"<span class="prose-number" data-of="{slug}" data-shows="{id}">{}</span>"#,
+        escape(&readout.text)
+    )
 }
 
 /// What the app puts in a content file's `<div data-slot="name"></div>`,

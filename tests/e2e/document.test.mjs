@@ -78,3 +78,32 @@ test('an embed shows its figure alone, never the page around it', async () => {
   assert.deepEqual(errors, []);
   await close();
 });
+
+test('a number in the prose follows its figure: moving the slider changes both, the same text', async () => {
+  const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
+  await ready(page);
+  const prose = page.locator('[data-of="why"][data-shows="time-1-gpu"]');
+  const figure = page.locator('section[id="why"] .figure__body [data-readout="time-1-gpu"] .readout__value');
+  // At the defaults both say what the seed says (tests/seeds.tsv: 17.1 years).
+  assert.equal(await prose.textContent(), '17.1 years');
+  assert.equal(await figure.textContent(), '17.1 years');
+  // Half the tokens, by the figure's own slider (the keyboard, as a reader would): half the time.
+  const slider = page.locator('section[id="why"] input[type="range"][data-param="tokens"]');
+  await slider.focus();
+  for (let i = 0; i < 20; i += 1) await slider.press('ArrowLeft');
+  await page.waitForFunction(() => document.querySelector('[data-of="why"][data-shows="time-1-gpu"]').textContent !== '17.1 years');
+  assert.equal(await prose.textContent(), await figure.textContent());
+  assert.equal(await prose.textContent(), '8.5 years');
+  // The prose outside this figure did not move.
+  assert.equal(await page.locator('[data-of="dp"][data-shows="sent-per-gpu"]').textContent(), '23.6 GB');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('every link on the page keeps its keys (none mangled by minifying, such as `&ampmicro-batch`)', async () => {
+  const { page, close } = await open(app.browser, `${app.server.base}index.html`, { javaScriptEnabled: false });
+  const keys = await page.locator('a[href*="?"]').evaluateAll((links) => links.flatMap((a) => [...new URL(a.href).searchParams.keys()]));
+  assert.ok(keys.includes('micro-batch'), 'the run cards link with their micro-batch');
+  assert.deepEqual(keys.filter((key) => key.startsWith('amp')), []);
+  await close();
+});
