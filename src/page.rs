@@ -58,12 +58,17 @@ fn find(selector: &str) -> Option<web_sys::HtmlElement> {
         .and_then(|element| element.dyn_into().ok())
 }
 
-/// Replaces what the element `selector` finds holds (its drawing at build
-/// time, or nothing) with `view`, live, under the current owner.
+/// Replaces what `element` holds (its drawing at build time, or nothing)
+/// with `view`, live, under the current owner.
+fn fill<V: IntoView + 'static>(element: web_sys::HtmlElement, view: impl FnOnce() -> V + 'static) {
+    element.set_inner_html("");
+    leptos::mount::mount_to(element, view).forget();
+}
+
+/// [`fill`]s the element `selector` finds, if it is there.
 fn take_over<V: IntoView + 'static>(selector: &str, view: impl FnOnce() -> V + 'static) {
     if let Some(element) = find(selector) {
-        element.set_inner_html("");
-        leptos::mount::mount_to(element, view).forget();
+        fill(element, view);
     }
 }
 
@@ -121,9 +126,7 @@ pub fn take_over_page(
             let live = figures.with_value(|all| all[index].clone());
             let build = move || {
                 _ = holder.class_list().remove_1("figure__live--waiting");
-                take_over(&format!(r#"[data-live="{slug}"]"#), move || {
-                    scoped(slug, move || live.view())
-                });
+                fill(holder.clone(), move || scoped(slug, move || live.view()));
                 wire_prose_numbers(slug, &holder);
             };
             match &owner {

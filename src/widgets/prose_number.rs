@@ -6,14 +6,15 @@
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// Calls `changed` now, and again whenever `source`, its attributes or
-/// anything it holds changes.
-fn on_change(source: &web_sys::Element, changed: impl Fn() + 'static) {
-    changed();
-    let closure = Closure::<dyn Fn()>::new(changed);
+/// Keeps `shown`'s text that of `source`, now and whenever what `source`
+/// holds changes.
+pub fn follow_text(source: &web_sys::Element, shown: web_sys::Element) {
+    let watched = source.clone();
+    let copy = move || shown.set_text_content(watched.text_content().as_deref());
+    copy();
+    let closure = Closure::<dyn Fn()>::new(copy);
     if let Ok(observer) = web_sys::MutationObserver::new(closure.as_ref().unchecked_ref()) {
         let options = web_sys::MutationObserverInit::new();
-        options.set_attributes(true);
         options.set_child_list(true);
         options.set_character_data(true);
         options.set_subtree(true);
@@ -21,12 +22,4 @@ fn on_change(source: &web_sys::Element, changed: impl Fn() + 'static) {
         // Kept for the page's life: the page's own elements never go away.
         closure.forget();
     }
-}
-
-/// Keeps `shown`'s text that of `source`.
-pub fn follow_text(source: &web_sys::Element, shown: web_sys::Element) {
-    let watched = source.clone();
-    on_change(source, move || {
-        shown.set_text_content(watched.text_content().as_deref())
-    });
 }
