@@ -11,7 +11,7 @@ use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
 use crate::model::query::Query;
 use crate::model::runs::{PublishedRun, RUNS};
-use crate::model::units::{counted, group_thousands, Count, Fraction, Seconds};
+use crate::model::units::{counted, group_thousands, Count, Fraction};
 
 /// One run, ours beside the published numbers, as its card shows them.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,7 +47,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
     let gpu_hours = plan.gpu_hours(&estimate);
     let (time, time_ratio) = match (published.days, published.gpu_hours) {
         (Some(days), _) => {
-            let ratio = estimate.train_time.value() / Seconds::DAY / days;
+            let ratio = estimate.train_time.in_days() / days;
             (
                 Some(format!(
                     "{} for {tokens} tokens, against {days:.0} days published ({ratio:.2}×)",

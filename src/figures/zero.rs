@@ -137,7 +137,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     ];
     let total = kept.total();
     let scale = total.value().max(gpu.memory.value());
-    let smaller = full.total().value() / total.value();
+    let smaller = full.times_larger_than(&kept);
     // The figure's step is one micro-batch.
     let sent = data_parallel_sent(bytes, psi, n, params.stage, 1);
     let fit = fits(total, gpu.memory);

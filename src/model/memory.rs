@@ -196,6 +196,11 @@ impl TrainingState {
         self.weights + self.all_gradients() + self.optimizer()
     }
 
+    /// How many times larger `self` is than `kept`, by total: what sharding saves.
+    pub fn times_larger_than(&self, kept: &TrainingState) -> f64 {
+        self.total().value() / kept.total().value().max(f64::MIN_POSITIVE)
+    }
+
     /// The full, unsharded state of `params` parameters: 16Ψ bytes by ZeRO's accounting.
     pub fn full(params: f64, bytes: BytesPerParam) -> Self {
         Self {

@@ -123,6 +123,11 @@ impl Seconds {
     pub const DAY: f64 = 86_400.0;
     /// A Julian year, 365.25 days.
     pub const YEAR: f64 = 365.25 * 86_400.0;
+
+    /// The duration in days.
+    pub fn in_days(self) -> f64 {
+        self.0 / Self::DAY
+    }
 }
 
 /// A count with its noun, singular for one: `1 GPU`, `1,024 GPUs`.
