@@ -159,7 +159,7 @@ where
 /// Runs `then` once, when `element` first comes within `margin` (a CSS
 /// length) of the viewport; at once where the browser has no
 /// `IntersectionObserver`. For elements the app did not create (the page's
-/// own, in `index.html`); [`use_near_viewport`] is for the app's.
+/// own, in `index.html`); [`use_on_screen`] follows the app's.
 pub fn when_near(element: web_sys::HtmlElement, margin: &str, then: impl FnOnce() + 'static) {
     let then = Rc::new(Cell::new(Some(then)));
     let pending = then.clone();
@@ -190,17 +190,6 @@ pub fn when_near(element: web_sys::HtmlElement, margin: &str, then: impl FnOnce(
             }
         }
     }
-}
-
-/// Whether the element `node` refers to has come within `margin` of the
-/// viewport; once true it stays true.
-pub fn use_near_viewport<E>(node: NodeRef<E>, margin: &'static str) -> Signal<bool>
-where
-    E: leptos::html::ElementType,
-    E::Output: JsCast + Clone + 'static,
-{
-    let seen = use_on_screen(node, margin);
-    Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || seen.get()).into()
 }
 
 /// An element's size in CSS pixels, from a `ResizeObserver` (so reading it
