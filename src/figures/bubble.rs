@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use plotters::prelude::*;
 
+use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
@@ -236,7 +237,7 @@ impl Params for BubbleParams {
         Some(&mut self.pipeline.scenario)
     }
 
-    fn diagram(_params: RwSignal<Self>, data: Memo<BubbleData>) -> AnyView {
+    fn diagram(_params: Cells<Self>, data: Memo<BubbleData>) -> AnyView {
         // One copy a change, shared by the timeline's parts (the schedule is simulated once, in `data`).
         let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
         let draw = Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
@@ -255,7 +256,7 @@ impl Params for BubbleParams {
     }
 
     /// The module's question, with the answer (the `micro-for-10pct` readout) kept until the reader asks for it.
-    fn after(_params: RwSignal<Self>, data: Memo<BubbleData>) -> Option<AnyView> {
+    fn after(_params: Cells<Self>, data: Memo<BubbleData>) -> Option<AnyView> {
         let answer =
             fewest_micro_batches_below(Schedule::GPipe, 4, 1, TARGET).map_or(0.0, f64::from);
         let solution = format!(

@@ -3,7 +3,7 @@
 //! the URL form of the pair (plan B's keys prefixed `b.`, a key absent for
 //! B taking A's value).
 
-use super::figure::Params;
+use super::cells::AnyParams;
 use crate::model::query::{Pairs, Query};
 use crate::model::units::{group_thousands, Bytes, Seconds};
 use crate::widgets::{Better, ReadoutData, Unit};
@@ -120,11 +120,11 @@ pub fn split(query: &Query) -> (Query, Query) {
 }
 
 /// The URL pairs of two plans: A's, then B's keys that differ from A's, prefixed.
-pub fn pairs<P: Params>(a: &P, b: &P) -> Pairs {
+pub fn pairs(a: &dyn AnyParams, b: &dyn AnyParams) -> Pairs {
     let mut pairs = Vec::new();
-    a.write(&mut pairs);
+    a.write_pairs(None, &mut pairs);
     let mut changed = Vec::new();
-    b.write_against(a, &mut changed);
+    b.write_pairs(Some(a), &mut changed);
     pairs.extend(
         changed
             .into_iter()

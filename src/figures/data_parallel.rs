@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
@@ -310,7 +311,7 @@ impl Params for DpParams {
         Some(&mut self.scenario)
     }
 
-    fn diagram(params: RwSignal<Self>, data: Memo<DpData>) -> AnyView {
+    fn diagram(params: Cells<Self>, data: Memo<DpData>) -> AnyView {
         view! {
             <div class="figure__diagram fig-dp">
                 <p class="fig-dp__caption">{move || data.with(|d| d.batch_caption.clone())}</p>
@@ -365,7 +366,7 @@ fn ring_caption(step: &RingStep) -> String {
 #[component]
 fn Ring(
     /// The figure's parameters.
-    params: RwSignal<DpParams>,
+    params: Cells<DpParams>,
 ) -> impl IntoView {
     let step = RwSignal::new(0u32);
     let playing = RwSignal::new(!use_reduced_motion().get_untracked());

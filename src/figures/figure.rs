@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::cells::{Cell, Cells};
 use super::compare;
 use super::memory_bar::{MemoryBar, MemoryBarData};
 #[cfg(not(target_arch = "wasm32"))]
@@ -49,19 +50,19 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
     }
 
     /// The diagram between the controls and the readouts.
-    fn diagram(_params: RwSignal<Self>, _data: Memo<Self::Data>) -> AnyView {
+    fn diagram(_params: Cells<Self>, _data: Memo<Self::Data>) -> AnyView {
         ().into_any()
     }
 
     /// What comes after "In words" (the module's "Try" questions), if anything.
-    fn after(_params: RwSignal<Self>, _data: Memo<Self::Data>) -> Option<AnyView> {
+    fn after(_params: Cells<Self>, _data: Memo<Self::Data>) -> Option<AnyView> {
         None
     }
 
     /// Everything under the controls: the diagram, the panel of readouts,
     /// "In words" and what comes after. A figure whose readouts depend on
     /// more than its parameters (the lab's measurements) gives its own.
-    fn body(params: RwSignal<Self>, data: Memo<Self::Data>) -> AnyView {
+    fn body(params: Cells<Self>, data: Memo<Self::Data>) -> AnyView {
         let under = Memo::new(move |_| {
             data.with(|d| Under {
                 panel: Self::panel(d),
@@ -288,17 +289,29 @@ fn plans<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> (P, Option<P>) 
 
 fn start<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Live {
     let (a, b) = plans::<P>(query, notices);
-    // While comparing, plan A is pinned and the controls move plan B.
-    let (pinned, current) = match b {
-        Some(b) => (Some(a), b),
-        None => (None, a),
-    };
-    Arc::new(LiveParams {
-        params: RwSignal::new(current),
-        // Only the figures that compare have a plan A: the others carry no
-        // signal of it, nor its code.
-        pinned: P::COMPARE.then(|| RwSignal::new(pinned)),
-    })
+    Arc::new(LiveFigure::new(
+        Box::new(a),
+        b.map(|b| Box::new(b) as Cell),
+        P::COMPARE,
+        mount::<P>,
+    ))
+}
+
+/// The figure's typed part, wired to the shell's signal of its parameters:
+/// the one place where the shell meets a figure's type.
+fn mount<P: Params>(cell: RwSignal<Cell>) -> Mounted {
+    let params = Cells::<P>::new(cell);
+    let data = Memo::new(move |_| params.with(P::data));
+    Mounted {
+        controls: param::erase(P::TABLE, params),
+        body: Arc::new(move || P::body(params, data)),
+        // Only the figures that compare carry plan B's signals, and their code.
+        plan_b: P::COMPARE.then(|| PlanB {
+            readouts: Signal::derive(move || data.with(P::readouts)),
+            memory: Signal::derive(move || data.with(P::memory)),
+            summary: Signal::derive(move || data.with(P::summary)),
+        }),
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -337,74 +350,85 @@ fn keys_of<P: Params>() -> Vec<KeyDoc> {
     param::docs(P::TABLE, &P::default())
 }
 
-/// A figure on the page: its parameters, behind what the shell needs of them.
-pub trait LiveFigure: Send + Sync {
-    /// Its parameters as URL pairs (a tracked read).
-    fn pairs(&self) -> Pairs;
-    /// Controls, diagram, readouts and "In words".
-    fn view(&self) -> AnyView;
-    fn set_bytes_per_param(&self, bytes: BytesPerParam);
-}
-
-pub type Live = Arc<dyn LiveFigure>;
-
-/// A figure's parameters on the page, and plan A while two plans are compared.
-pub struct LiveParams<P: Params> {
+/// A figure on the page: its parameters, their type erased, and its typed
+/// part to draw them with. One shell for every figure.
+pub struct LiveFigure {
     /// What the controls move: the only plan, or plan B.
-    pub params: RwSignal<P>,
-    /// Plan A, pinned, while comparing (figures that compare only).
-    pub pinned: Option<RwSignal<Option<P>>>,
+    cell: RwSignal<Cell>,
+    /// Plan A, pinned, while comparing (the figures that compare only).
+    pinned: Option<RwSignal<Option<Cell>>>,
+    mount: fn(RwSignal<Cell>) -> Mounted,
 }
 
-impl<P: Params> LiveParams<P> {
-    /// Plan A's signal, for the figures that compare.
-    fn plan_a(&self) -> Option<RwSignal<Option<P>>> {
-        if P::COMPARE {
-            self.pinned
-        } else {
-            None
+pub type Live = Arc<LiveFigure>;
+
+/// What the shell draws of a figure, wired to its parameters.
+struct Mounted {
+    controls: Vec<param::Erased>,
+    /// The diagram, readouts, equations and "In words" of one plan.
+    body: Arc<dyn Fn() -> AnyView + Send + Sync>,
+    /// What the comparison shows of plan B (the figures that compare only).
+    plan_b: Option<PlanB>,
+}
+
+struct PlanB {
+    readouts: Signal<Vec<ReadoutData>>,
+    memory: Signal<Option<MemoryBarData>>,
+    summary: Signal<String>,
+}
+
+impl LiveFigure {
+    /// Plan A and, when comparing, plan B (which the controls then move).
+    fn new(a: Cell, b: Option<Cell>, compares: bool, mount: fn(RwSignal<Cell>) -> Mounted) -> Self {
+        let (pinned, current) = match b {
+            Some(b) => (Some(a), b),
+            None => (None, a),
+        };
+        Self {
+            cell: RwSignal::new(current),
+            pinned: compares.then(|| RwSignal::new(pinned)),
+            mount,
         }
     }
-}
 
-impl<P: Params> LiveFigure for LiveParams<P> {
-    fn pairs(&self) -> Pairs {
-        let b = self.params;
-        if let Some(pairs) = self.plan_a().and_then(|pinned| {
-            pinned.with(|a| a.as_ref().map(|a| b.with(|b| compare::pairs(a, b))))
+    /// Its parameters as URL pairs (a tracked read).
+    pub fn pairs(&self) -> Pairs {
+        let b = self.cell;
+        if let Some(pairs) = self.pinned.and_then(|pinned| {
+            pinned.with(|a| {
+                a.as_ref()
+                    .map(|a| b.with(|b| compare::pairs(a.as_ref(), b.as_ref())))
+            })
         }) {
             return pairs;
         }
         let mut pairs = Vec::new();
-        b.with(|p| p.write(&mut pairs));
+        b.with(|p| p.write_pairs(None, &mut pairs));
         pairs
     }
 
-    fn view(&self) -> AnyView {
-        let params = self.params;
-        let data = Memo::new(move |_| params.with(P::data));
-        let controls = param::erase(P::TABLE, params);
-        // Only the figures that compare pay for the comparison's code.
-        let body = match self.plan_a() {
-            Some(pinned) => comparable(params, pinned, data),
-            None => P::body(params, data),
+    /// Controls, diagram, readouts and "In words".
+    pub fn view(&self) -> AnyView {
+        let Mounted {
+            controls,
+            body,
+            plan_b,
+        } = (self.mount)(self.cell);
+        let body = match self.pinned.zip(plan_b) {
+            Some((pinned, plan_b)) => comparable(self.cell, pinned, body, plan_b),
+            None => body(),
         };
         frame(param::render(controls), body)
     }
 
-    fn set_bytes_per_param(&self, bytes: BytesPerParam) {
-        let set = |p: &mut P| {
-            if let Some(scenario) = p.scenario_mut() {
-                scenario.bytes_per_param = bytes;
-            }
-        };
+    pub fn set_bytes_per_param(&self, bytes: BytesPerParam) {
         if self
-            .params
-            .with_untracked(|p| p.scenario().is_some_and(|s| s.bytes_per_param != bytes))
+            .cell
+            .with_untracked(|p| p.bytes_per_param().is_some_and(|b| b != bytes))
         {
-            self.params.update(set);
-            if let Some(pinned) = self.plan_a() {
-                pinned.update(|a| a.iter_mut().for_each(set));
+            self.cell.update(|p| p.set_bytes_per_param(bytes));
+            if let Some(pinned) = self.pinned {
+                pinned.update(|a| a.iter_mut().for_each(|a| a.set_bytes_per_param(bytes)));
             }
         }
     }
@@ -412,33 +436,42 @@ impl<P: Params> LiveFigure for LiveParams<P> {
 
 /// The body of a figure that compares: its own while there is one plan;
 /// two plans side by side once plan A is pinned.
-fn comparable<P: Params>(
-    params: RwSignal<P>,
-    pinned: RwSignal<Option<P>>,
-    data: Memo<P::Data>,
+fn comparable(
+    cell: RwSignal<Cell>,
+    pinned: RwSignal<Option<Cell>>,
+    own: Arc<dyn Fn() -> AnyView + Send + Sync>,
+    plan_b: PlanB,
 ) -> AnyView {
     let comparing = Memo::new(move |_| pinned.with(Option::is_some));
+    let PlanB {
+        readouts,
+        memory,
+        summary,
+    } = plan_b;
     let body = move || {
         if !comparing.get() {
-            return P::body(params, data);
+            return own();
         }
-        let a = Memo::new(move |_| pinned.with(|a| a.as_ref().map(P::data)));
+        let a = Memo::new(move |_| pinned.with(|a| a.as_ref().map(|a| a.compared())));
         compare_body(
-            Memo::new(move |_| a.with(|a| a.as_ref().map(P::readouts).unwrap_or_default())).into(),
-            Memo::new(move |_| data.with(P::readouts)).into(),
             Memo::new(move |_| {
-                a.with(|a| a.as_ref().and_then(P::memory))
-                    .zip(data.with(P::memory))
+                a.with(|a| a.as_ref().map(|a| a.readouts.clone()).unwrap_or_default())
             })
             .into(),
-            Signal::derive(move || data.with(P::summary)),
+            readouts,
+            Memo::new(move |_| {
+                a.with(|a| a.as_ref().and_then(|a| a.memory.clone()))
+                    .zip(memory.get())
+            })
+            .into(),
+            summary,
         )
     };
     let toggle = Callback::new(move |()| {
         pinned.update(|pinned| {
             *pinned = match pinned {
                 Some(_) => None,
-                None => Some(params.get_untracked()),
+                None => Some(cell.with_untracked(|c| c.clone_cell())),
             }
         })
     });

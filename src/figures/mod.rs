@@ -10,6 +10,7 @@
 //! embed page, the README's keys and `index.html` (README, "Adding a figure"). A figure that draws
 //! something new styles it in `style/figures.css`.
 
+pub mod cells;
 pub mod compare;
 pub mod equations;
 pub mod figure;

@@ -7,6 +7,8 @@
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
+use super::figure::Params;
 use crate::model::choice::Choice;
 use crate::model::query::{read_choice, Notice, NumberSpec, Pairs, Query};
 use crate::model::units::group_thousands;
@@ -438,10 +440,7 @@ pub enum ErasedKind {
 }
 
 /// Every control of the table, in its order, wired to `params`.
-pub fn erase<P: Send + Sync + 'static>(
-    table: &'static [Param<P>],
-    params: RwSignal<P>,
-) -> Vec<Erased> {
+pub fn erase<P: Params>(table: &'static [Param<P>], params: Cells<P>) -> Vec<Erased> {
     table
         .iter()
         .filter(|param| !matches!(param.control, Control::Hidden))
@@ -456,10 +455,10 @@ pub fn erase<P: Send + Sync + 'static>(
         .collect()
 }
 
-fn erase_one<P: Send + Sync + 'static>(
-    param: &'static Param<P>,
-    params: RwSignal<P>,
-) -> ErasedKind {
+/// The part of a control that knows the figure's type: how its value is
+/// read and set. The rest is built by [`number_control`] and
+/// [`choice_control`], once for every figure.
+fn erase_one<P: Params>(param: &'static Param<P>, params: Cells<P>) -> ErasedKind {
     match (param.value, param.control) {
         (
             Value::Number {
@@ -480,74 +479,117 @@ fn erase_one<P: Send + Sync + 'static>(
                 }
                 checked
             });
-            match control {
+            let shape = match control {
                 Control::Slider {
                     min,
                     max,
                     step,
                     text,
                     log_beyond,
-                } => {
-                    let text = Signal::derive(move || text(value.get()));
-                    let on_input = Callback::new(move |v| _ = accept.run(v));
-                    if log_beyond {
-                        log_slider(
-                            LinearRange { min, max, step },
-                            spec,
-                            params,
-                            value,
-                            text,
-                            on_input,
-                        )
-                    } else {
-                        ErasedKind::Slider {
-                            min: Signal::stored(min),
-                            max: Signal::derive(move || params.with(max).max(value.get())),
-                            step: Signal::stored(step),
-                            value,
-                            text,
-                            on_input,
-                        }
-                    }
-                }
-                control => ErasedKind::TextBox {
-                    text: Signal::derive(move || spec.box_text(value.get())),
-                    on_change: accept,
+                } => NumberShape::Slider(SliderShape {
+                    min,
+                    max: Signal::derive(move || params.with(max)),
+                    step,
+                    text,
+                    log_beyond,
+                }),
+                control => NumberShape::TextBox {
                     beside: matches!(control, Control::TextBox { beside: true }),
                 },
-            }
+            };
+            number_control(spec, value, accept, shape)
         }
         (Value::Choice { options, get, set }, control) => {
             let selected = Signal::derive(move || params.with(get).to_string());
             let on_change = Callback::new(move |id: String| params.update(|p| set(p, &id)));
-            let options = options();
-            match control {
-                Control::Select { sources } => ErasedKind::Select {
-                    options,
-                    sources: sources.map(|s| s()).unwrap_or_default(),
-                    selected,
-                    on_change,
-                },
-                Control::Buttons => ErasedKind::Buttons {
-                    options,
-                    selected,
-                    on_change,
-                },
-                _ => ErasedKind::Toggle {
-                    options,
-                    selected,
-                    on_change,
-                },
-            }
+            let shape = match control {
+                Control::Select { sources } => ChoiceShape::Select(sources),
+                Control::Buttons => ChoiceShape::Buttons,
+                _ => ChoiceShape::Toggle,
+            };
+            choice_control(options(), selected, on_change, shape)
         }
     }
 }
 
-/// A slider's own range, before any widening.
-struct LinearRange<P: 'static> {
+/// A slider's shape, its top read from the parameters.
+struct SliderShape {
     min: f64,
-    max: fn(&P) -> f64,
+    max: Signal<f64>,
     step: f64,
+    text: fn(f64) -> String,
+    log_beyond: bool,
+}
+
+enum NumberShape {
+    Slider(SliderShape),
+    TextBox { beside: bool },
+}
+
+enum ChoiceShape {
+    Select(Option<Sources>),
+    Buttons,
+    Toggle,
+}
+
+/// A number's control: `accept` checks a value against the key's range and sets it.
+fn number_control(
+    spec: NumberSpec,
+    value: Signal<f64>,
+    accept: Callback<f64, Result<(), String>>,
+    shape: NumberShape,
+) -> ErasedKind {
+    match shape {
+        NumberShape::Slider(slider) => {
+            let text = slider.text;
+            let text = Signal::derive(move || text(value.get()));
+            let on_input = Callback::new(move |v| _ = accept.run(v));
+            if slider.log_beyond {
+                log_slider(slider, spec, value, text, on_input)
+            } else {
+                let max = slider.max;
+                ErasedKind::Slider {
+                    min: Signal::stored(slider.min),
+                    max: Signal::derive(move || max.get().max(value.get())),
+                    step: Signal::stored(slider.step),
+                    value,
+                    text,
+                    on_input,
+                }
+            }
+        }
+        NumberShape::TextBox { beside } => ErasedKind::TextBox {
+            text: Signal::derive(move || spec.box_text(value.get())),
+            on_change: accept,
+            beside,
+        },
+    }
+}
+
+fn choice_control(
+    options: Vec<Opt>,
+    selected: Signal<String>,
+    on_change: Callback<String>,
+    shape: ChoiceShape,
+) -> ErasedKind {
+    match shape {
+        ChoiceShape::Select(sources) => ErasedKind::Select {
+            options,
+            sources: sources.map(|s| s()).unwrap_or_default(),
+            selected,
+            on_change,
+        },
+        ChoiceShape::Buttons => ErasedKind::Buttons {
+            options,
+            selected,
+            on_change,
+        },
+        ChoiceShape::Toggle => ErasedKind::Toggle {
+            options,
+            selected,
+            on_change,
+        },
+    }
 }
 
 /// Positions a log-scale slider has a decade: 100 (steps of 2.3%).
@@ -557,23 +599,22 @@ const LOG_STEPS_PER_DECADE: f64 = 100.0;
 /// from then on (for as long as the control lives, so that the thumb does
 /// not jump mid-drag) on a log scale over `spec`'s whole range, each
 /// position rounded to three significant figures.
-fn log_slider<P: Send + Sync + 'static>(
-    linear: LinearRange<P>,
+fn log_slider(
+    linear: SliderShape,
     spec: NumberSpec,
-    params: RwSignal<P>,
     value: Signal<f64>,
     text: Signal<String>,
     on_input: Callback<f64>,
 ) -> ErasedKind {
-    let LinearRange { min, max, step } = linear;
+    let SliderShape { min, max, step, .. } = linear;
     let log = Memo::new(move |was: Option<&bool>| {
         let value = value.get();
-        was.copied().unwrap_or(false) || value > params.with(max) || value < min
+        was.copied().unwrap_or(false) || value > max.get() || value < min
     });
     let pick = move |linear: f64, logarithmic: f64| if log.get() { logarithmic } else { linear };
     ErasedKind::Slider {
         min: Signal::derive(move || pick(min, spec.min.log10())),
-        max: Signal::derive(move || pick(params.with(max), spec.max.log10())),
+        max: Signal::derive(move || pick(max.get(), spec.max.log10())),
         step: Signal::derive(move || pick(step, 1.0 / LOG_STEPS_PER_DECADE)),
         value: Signal::derive(move || pick(value.get(), value.get().log10())),
         text,

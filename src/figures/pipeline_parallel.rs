@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
 use super::equations;
 use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
@@ -215,7 +216,7 @@ impl Params for PpParams {
         Some(&mut self.pipeline.scenario)
     }
 
-    fn diagram(_params: RwSignal<Self>, data: Memo<PpData>) -> AnyView {
+    fn diagram(_params: Cells<Self>, data: Memo<PpData>) -> AnyView {
         let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
         view! { <div class="figure__diagram fig-pp"><Timeline data=timeline/></div> }.into_any()
     }

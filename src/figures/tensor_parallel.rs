@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, Param};
@@ -343,7 +344,7 @@ impl Params for TpParams {
         Some(&mut self.scenario)
     }
 
-    fn diagram(_params: RwSignal<Self>, data: Memo<TpData>) -> AnyView {
+    fn diagram(_params: Cells<Self>, data: Memo<TpData>) -> AnyView {
         // The block diagram depends on t alone: rebuilt when it changes, not on every input.
         let layout = Memo::new(move |_| data.with(|d| (d.gpus, d.columns.clone())));
         view! {

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, whole, Opt, Param};
@@ -444,7 +445,7 @@ impl Params for ThreeDParams {
         Some(&mut self.scenario)
     }
 
-    fn diagram(params: RwSignal<Self>, data: Memo<ThreeDData>) -> AnyView {
+    fn diagram(params: Cells<Self>, data: Memo<ThreeDData>) -> AnyView {
         let selected = Memo::new(move |_| data.with(|d| d.selected));
         // A cell is the tensor group of (replica, stage): clicking it keeps the tensor index.
         let select = move |replica: u32, stage: u32| {

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::memory_bar::{MemoryBar, MemoryBarData};
@@ -328,7 +329,7 @@ impl Params for WhyParams {
     }
 
     /// The memory bar, and the time bars on their log axis.
-    fn diagram(_params: RwSignal<Self>, data: Memo<WhyData>) -> AnyView {
+    fn diagram(_params: Cells<Self>, data: Memo<WhyData>) -> AnyView {
         view! {
             <div class="figure__diagram fig-why">
                 <p class="fig-why__caption">{move || data.with(|d| d.state_caption.clone())}</p>

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
@@ -263,7 +264,7 @@ impl Params for ZeroParams {
         Some(&mut self.scenario)
     }
 
-    fn diagram(_params: RwSignal<Self>, data: Memo<ZeroData>) -> AnyView {
+    fn diagram(_params: Cells<Self>, data: Memo<ZeroData>) -> AnyView {
         view! {
             <div class="figure__diagram fig-zero">
                 <p class="fig-zero__caption">

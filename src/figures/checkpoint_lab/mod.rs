@@ -8,6 +8,8 @@
 //! experiment in the browser. The imports below serve it too.
 
 use leptos::prelude::*;
+
+use crate::figures::cells::Cells;
 use plotters::prelude::*;
 
 use super::equations::var;
@@ -483,7 +485,7 @@ impl Params for LabParams {
     }
 
     /// The experiment, its charts and its readouts, which follow the runs as they finish.
-    fn body(params: RwSignal<Self>, _prediction: Memo<LabData>) -> AnyView {
+    fn body(params: Cells<Self>, _prediction: Memo<LabData>) -> AnyView {
         let points = RwSignal::new(Vec::<LabPoint>::new());
         let progress = RwSignal::new(Progress::default());
         let generation = RwSignal::new(0u32);

@@ -12,6 +12,8 @@
 
 use leptos::prelude::*;
 
+use crate::figures::cells::Cells;
+
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::layouts::{search_data, step_parts, LayoutTable, SearchData, StepBar, StepPart};
@@ -510,7 +512,7 @@ impl Params for PlannerParams {
         param::write(Self::TABLE, self, &defaults, pairs);
     }
 
-    fn diagram(params: RwSignal<Self>, data: Memo<PlannerData>) -> AnyView {
+    fn diagram(params: Cells<Self>, data: Memo<PlannerData>) -> AnyView {
         let apply = Callback::new(move |plan: Plan| params.update(|p| p.apply(&plan)));
         view! {
             <div class="figure__diagram fig-planner">
@@ -535,7 +537,7 @@ impl Params for PlannerParams {
     }
 
     /// The module's "Try": predict, then reveal the computed answer.
-    fn after(_params: RwSignal<Self>, data: Memo<PlannerData>) -> Option<AnyView> {
+    fn after(_params: Cells<Self>, data: Memo<PlannerData>) -> Option<AnyView> {
         Some(questions::view(data))
     }
 }

@@ -1,0 +1,143 @@
+//! A figure's parameters with their type erased, and typed access to them.
+//!
+//! The shell keeps every figure's parameters in the same kind of signal, a
+//! signal of [`Cell`], so that its code (the figure's frame, the comparison,
+//! the controls, the URL writer) and the reactive graph's code for that
+//! signal exist once in the bundle rather than once per figure. A figure's
+//! own code reads and moves its parameters through [`Cells`], typed, as it
+//! would a signal of them.
+
+use std::any::Any;
+use std::marker::PhantomData;
+
+use leptos::prelude::*;
+
+use super::figure::Params;
+use super::memory_bar::MemoryBarData;
+use crate::model::memory::BytesPerParam;
+use crate::model::query::Pairs;
+use crate::widgets::ReadoutData;
+
+/// What the shell asks of a figure's parameters, whatever their type.
+pub trait AnyParams: Send + Sync + 'static {
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    fn clone_cell(&self) -> Cell;
+    /// Appends the keys whose values differ from `reference`'s, or from the
+    /// defaults without one (or with one of another figure's type).
+    fn write_pairs(&self, reference: Option<&dyn AnyParams>, pairs: &mut Pairs);
+    /// The readouts and the memory bar of a plan (plan A's, while comparing).
+    fn compared(&self) -> Compared;
+    /// The bytes a parameter of the shared scenario, for the figures that have one.
+    fn bytes_per_param(&self) -> Option<BytesPerParam>;
+    fn set_bytes_per_param(&mut self, bytes: BytesPerParam);
+}
+
+/// A figure's parameters, as the shell keeps them.
+pub type Cell = Box<dyn AnyParams>;
+
+/// A plan's readouts and memory bar, for the comparison of two plans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compared {
+    pub readouts: Vec<ReadoutData>,
+    pub memory: Option<MemoryBarData>,
+}
+
+impl<P: Params> AnyParams for P {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn clone_cell(&self) -> Cell {
+        Box::new(self.clone())
+    }
+
+    fn write_pairs(&self, reference: Option<&dyn AnyParams>, pairs: &mut Pairs) {
+        match reference.and_then(|r| r.as_any().downcast_ref::<P>()) {
+            Some(reference) => self.write_against(reference, pairs),
+            None => self.write(pairs),
+        }
+    }
+
+    fn compared(&self) -> Compared {
+        let data = self.data();
+        Compared {
+            readouts: P::readouts(&data),
+            memory: P::memory(&data),
+        }
+    }
+
+    fn bytes_per_param(&self) -> Option<BytesPerParam> {
+        self.scenario().map(|s| s.bytes_per_param)
+    }
+
+    fn set_bytes_per_param(&mut self, bytes: BytesPerParam) {
+        if let Some(scenario) = self.scenario_mut() {
+            scenario.bytes_per_param = bytes;
+        }
+    }
+}
+
+/// A figure's parameters as its own code sees them: the shell's signal,
+/// read and moved as the figure's type. Copy, like a signal.
+pub struct Cells<P> {
+    cell: RwSignal<Cell>,
+    typed: PhantomData<fn() -> P>,
+}
+
+impl<P> Clone for Cells<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Cells<P> {}
+
+impl<P: Params> Cells<P> {
+    /// `cell` holds a `P`: the figure's `start` put it there.
+    pub fn new(cell: RwSignal<Cell>) -> Self {
+        Self {
+            cell,
+            typed: PhantomData,
+        }
+    }
+
+    /// Reads the parameters, tracked.
+    pub fn with<R>(&self, f: impl FnOnce(&P) -> R) -> R {
+        self.cell.with(|cell| typed(cell, f))
+    }
+
+    pub fn with_untracked<R>(&self, f: impl FnOnce(&P) -> R) -> R {
+        self.cell.with_untracked(|cell| typed(cell, f))
+    }
+
+    pub fn get(&self) -> P {
+        self.with(P::clone)
+    }
+
+    pub fn get_untracked(&self) -> P {
+        self.with_untracked(P::clone)
+    }
+
+    /// Moves the parameters and tells whatever reads them.
+    pub fn update(&self, f: impl FnOnce(&mut P)) {
+        self.cell.update(|cell| {
+            if let Some(params) = cell.as_mut().as_any_mut().downcast_mut::<P>() {
+                f(params);
+            }
+        });
+    }
+}
+
+/// `f` of the parameters in `cell`; a cell of another type (which `start`
+/// never makes) reads as the defaults rather than stopping the page.
+fn typed<P: Params, R>(cell: &Cell, f: impl FnOnce(&P) -> R) -> R {
+    match cell.as_ref().as_any().downcast_ref::<P>() {
+        Some(params) => f(params),
+        None => f(&P::default()),
+    }
+}
