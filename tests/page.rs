@@ -33,10 +33,23 @@ const INDEX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/index.html");
 const BEGIN: &str = "<!-- page: generated from src/content and the figure registry by tests/page.rs; do not edit up to the closing mark (PARALLAX_BLESS=1 cargo test --test page writes it again) -->\n";
 const END: &str = "<!-- /page -->";
 
-/// A content file: its front matter (`key: value` lines between `---`
-/// lines) and its Markdown body.
+/// A content file's front matter: TOML between `+++` lines.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Front {
+    /// The figure whose section the file's prose is.
+    figure: Option<String>,
+    /// The id of a section of its own.
+    section: Option<String>,
+    title: Option<String>,
+    /// The line above the page's title (the introduction).
+    kicker: Option<String>,
+}
+
+/// A content file: its front matter and its Markdown body.
 struct Content {
-    front: Vec<(String, String)>,
+    name: String,
+    front: Front,
     body: String,
 }
 
@@ -45,33 +58,23 @@ impl Content {
         let path = Path::new(CONTENT).join(format!("{name}.md"));
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let rest = text
-            .strip_prefix("---\n")
-            .unwrap_or_else(|| panic!("{name}.md: no front matter"));
-        let (front, body) = rest
-            .split_once("\n---\n")
-            .unwrap_or_else(|| panic!("{name}.md: front matter not closed"));
-        let front = front
-            .lines()
-            .map(|line| {
-                let (key, value) = line
-                    .split_once(": ")
-                    .unwrap_or_else(|| panic!("{name}.md: `{line}` is not `key: value`"));
-                (key.to_string(), value.to_string())
-            })
-            .collect();
+        let (front, body) = text
+            .strip_prefix("+++\n")
+            .and_then(|rest| rest.split_once("\n+++\n"))
+            .unwrap_or_else(|| panic!("{name}.md: no front matter between `+++` lines"));
+        let front = toml::from_str(front).unwrap_or_else(|e| panic!("{name}.md: {e}"));
         Self {
+            name: name.to_string(),
             front,
             body: body.to_string(),
         }
     }
 
-    fn get(&self, key: &str) -> &str {
-        self.front
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_else(|| panic!("no `{key}` in the front matter"))
+    /// A field the file must have.
+    fn needs<'a>(&self, field: &'a Option<String>, key: &str) -> &'a str {
+        field
+            .as_deref()
+            .unwrap_or_else(|| panic!("{}.md: no `{key}` in the front matter", self.name))
     }
 
     /// The body as HTML (CommonMark; `{#id}` after a heading gives it an
@@ -141,7 +144,7 @@ fn slot(name: &str) -> String {
 /// heading, its body with every slot drawn.
 fn prose_section(name: &str) -> String {
     let content = Content::read(name);
-    let id = content.get("section");
+    let id = content.needs(&content.front.section, "section");
     let mut html = content.html();
     let mut from = 0;
     while let Some(start) = html[from..].find(r#"<div data-slot=""#).map(|i| i + from) {
@@ -162,7 +165,7 @@ fn prose_section(name: &str) -> String {
 <h2 id="{id}-title">{title}</h2>
 {html}</section>
 "#,
-        title = escape(content.get("title")),
+        title = escape(content.needs(&content.front.title, "title")),
     )
 }
 
@@ -226,7 +229,7 @@ fn section(figure: &Figure, kicker: &str, pager: &str) -> String {
     let slug = figure.slug();
     let content = Content::read(slug);
     assert_eq!(
-        content.get("figure"),
+        content.needs(&content.front.figure, "figure"),
         slug,
         "{slug}.md names another figure"
     );
@@ -293,12 +296,12 @@ fn page() -> String {
 {planner_and_lab}{runs}
 {exercises}{beyond}{afterword}</main>
 "##,
-            kicker = escape(intro.get("kicker")),
-            title = escape(intro.get("title")),
+            kicker = escape(intro.needs(&intro.front.kicker, "kicker")),
+            title = escape(intro.needs(&intro.front.title, "title")),
             lede = intro.html(),
             steps = links(Part::Explainer),
             course_links = links(Part::Course),
-            course_title = escape(course.get("title")),
+            course_title = escape(course.needs(&course.front.title, "title")),
             course_lede = course.html(),
             runs = render(|| view! { <PublishedRuns/> }),
             exercises = prose_section("exercises"),
