@@ -14,7 +14,7 @@ use crate::figures::{Live, FIGURES};
 use crate::hooks::when_near;
 use crate::model::query::Notice;
 use crate::settings::{use_settings, PageSettings, Settings};
-use crate::widgets::{follow_text, scoped, Notices, Share};
+use crate::widgets::{scoped, Notices, Share};
 
 /// The share control of one figure: its state as a link to the explainer and as an embed.
 #[component]
@@ -72,29 +72,6 @@ fn take_over<V: IntoView + 'static>(selector: &str, view: impl FnOnce() -> V + '
     }
 }
 
-/// The numbers in the prose about the figure `slug` (`{{slug.id}}` in
-/// `src/content`, each naming a readout in `data-shows`), made to follow
-/// the figure once `holder` holds it: each reads as the figure shows its
-/// readout, in the page's byte unit too.
-fn wire_prose_numbers(slug: &str, holder: &web_sys::HtmlElement) {
-    let Ok(numbers) = document().query_selector_all(&format!(r#"[data-of="{slug}"]"#)) else {
-        return;
-    };
-    for number in
-        (0..numbers.length()).filter_map(|i| numbers.item(i)?.dyn_into::<web_sys::Element>().ok())
-    {
-        let shown = number.get_attribute("data-shows").and_then(|id| {
-            holder
-                .query_selector(&format!(r#"[data-readout="{id}"] .readout__value"#))
-                .ok()
-                .flatten()
-        });
-        if let Some(shown) = shown {
-            follow_text(&shown, number);
-        }
-    }
-}
-
 /// Takes the page over: the settings and notices at once, each figure as it
 /// comes near the viewport (its readouts, diagram and lab with it, so the
 /// page's start-up builds only what the reader sees), the share panels, the
@@ -127,7 +104,6 @@ pub fn take_over_page(
             let build = move || {
                 _ = holder.class_list().remove_1("figure__live--waiting");
                 fill(holder.clone(), move || scoped(slug, move || live.view()));
-                wire_prose_numbers(slug, &holder);
             };
             match &owner {
                 Some(owner) => owner.with(build),

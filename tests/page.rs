@@ -115,17 +115,30 @@ impl any_spawner::CustomExecutor for NoTasks {
 /// A number in the prose, `{{slug.id}}`: figure `slug`'s readout `id`,
 /// here at the defaults; the app keeps it in step with the figure.
 fn live_number(name: &str) -> String {
-    let (slug, id) = name
-        .split_once('.')
-        .unwrap_or_else(|| panic!("{{{{{name}}}}} is not {{{{figure.readout}}}}"));
+    let (slug, id) = name.split_once('.').unwrap_or_else(|| {
+        panic!("{{{{{name}}}}} is not {{{{figure.readout}}}} or {{{{figure.key}}}}")
+    });
     let (_, figure) = find(slug).unwrap_or_else(|| panic!("{{{{{name}}}}}: no figure {slug}"));
     let readout = (figure.native.readouts)(&Query::default(), &mut Vec::new())
         .into_iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("{{{{{name}}}}}: {slug} has no readout {id}"));
+        .find(|r| r.id == id);
+    if let Some(readout) = readout {
+        return format!(
+            r#"<span class="prose-number" data-of="{slug}" data-shows="{id}" data-follows="[data-readout='{id}'] .readout__value">{}</span>"#,
+            escape(&readout.text)
+        );
+    }
+    // A parameter: the number drives the figure's slider (src/boot.js) and follows its text.
+    let slider = (figure.native.slider)(id).unwrap_or_else(|| {
+        panic!("{{{{{name}}}}}: {slug} has no readout {id} nor a slider of that key")
+    });
     format!(
-        r#"<span class="prose-number" data-of="{slug}" data-shows="{id}">{}</span>"#,
-        escape(&readout.text)
+        r#"<span class="prose-number prose-number--drives" data-of="{slug}" data-shows="{id}" data-follows="input[data-param='{id}'] ~ .control__value" data-drives="{id}" role="slider" tabindex="0" aria-label="{label}" aria-valuemin="{min}" aria-valuemax="{max}" aria-valuenow="{value}" aria-valuetext="{text}" title="Drag sideways, or press the arrow keys">{text}</span>"#,
+        label = escape(slider.label),
+        min = slider.min,
+        max = slider.max,
+        value = slider.value,
+        text = escape(&slider.text),
     )
 }
 

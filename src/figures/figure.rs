@@ -10,9 +10,9 @@ use leptos::prelude::*;
 use super::cells::{Cell, Cells};
 use super::compare;
 use super::memory_bar::{MemoryBar, MemoryBarData};
-#[cfg(not(target_arch = "wasm32"))]
-use super::param::KeyDoc;
 use super::param::{self, Param};
+#[cfg(not(target_arch = "wasm32"))]
+use super::param::{KeyDoc, SliderDoc};
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
@@ -240,6 +240,8 @@ pub struct Native {
     pub keys: fn() -> Vec<KeyDoc>,
     /// Its equations for a query.
     pub equations: fn(&Query, &mut Vec<Notice>) -> Vec<Equation>,
+    /// The slider of one of its keys, at the defaults (a number in the prose that drives it).
+    pub slider: fn(&str) -> Option<SliderDoc>,
 }
 
 impl Figure {
@@ -256,6 +258,7 @@ impl Figure {
                 canonical: canonical::<P>,
                 keys: keys_of::<P>,
                 equations: equations_for::<P>,
+                slider: slider_of::<P>,
             },
         }
     }
@@ -348,6 +351,11 @@ fn canonical<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Pairs {
 #[cfg(not(target_arch = "wasm32"))]
 fn keys_of<P: Params>() -> Vec<KeyDoc> {
     param::docs(P::TABLE, &P::default())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn slider_of<P: Params>(key: &str) -> Option<SliderDoc> {
+    param::slider_doc(P::TABLE, &P::default(), key)
 }
 
 /// A figure on the page: its parameters, their type erased, and its typed

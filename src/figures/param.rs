@@ -395,6 +395,38 @@ pub fn docs<P>(table: &[Param<P>], defaults: &P) -> Vec<KeyDoc> {
         .collect()
 }
 
+/// A slider as a number in the prose that drives it is written at build
+/// time: its label, its range and value at the defaults, and the value as
+/// the slider writes it.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliderDoc {
+    pub label: &'static str,
+    pub min: f64,
+    pub max: f64,
+    pub value: f64,
+    pub text: String,
+}
+
+/// The slider of `key` in the table, at `defaults`; `None` when the key has another control.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn slider_doc<P>(table: &[Param<P>], defaults: &P, key: &str) -> Option<SliderDoc> {
+    let param = table.iter().find(|p| p.key == key)?;
+    match (param.value, param.control) {
+        (Value::Number { get, .. }, Control::Slider { min, max, text, .. }) => {
+            let value = get(defaults);
+            Some(SliderDoc {
+                label: param.label,
+                min,
+                max: max(defaults).max(value),
+                value,
+                text: text(value),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// A control with its figure's parameter type erased: what the widgets
 /// need. The code that knows `P` makes these (a few closures a parameter);
 /// the views are built once for all figures, in [`render`].

@@ -6,7 +6,6 @@ mod export;
 mod math;
 mod notices;
 mod number_input;
-mod prose_number;
 mod question;
 mod readout;
 mod rows;
@@ -22,7 +21,6 @@ pub use chart::{
 pub use math::{num, Equation, Equations, Piece, Symbol};
 pub use notices::Notices;
 pub use number_input::NumberInput;
-pub use prose_number::follow_text;
 pub use question::{NumberQuestion, Prediction};
 pub use readout::{provide_byte_unit, Better, InWords, Readout, ReadoutData, Unit};
 pub use rows::rows;

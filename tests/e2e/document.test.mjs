@@ -100,6 +100,46 @@ test('a number in the prose follows its figure: moving the slider changes both, 
   await close();
 });
 
+test('a number in the prose drives its parameter: arrow keys and a drag move the figure, its URL key and the number', async () => {
+  const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
+  await ready(page);
+  // why.md: "Training the figure's model on {{why.tokens}} tokens", the tokens slider's own text.
+  const tokens = page.locator('[data-of="why"][data-drives="tokens"]');
+  assert.equal(await tokens.getAttribute('role'), 'slider');
+  assert.equal(await tokens.textContent(), '2.00T');
+  // Twenty presses of the left arrow on the number: twenty of the slider's 50B steps (shared.rs), 1T,
+  // half the tokens and so half the time (17.1 years at the defaults, tests/seeds.tsv).
+  await tokens.focus();
+  for (let i = 0; i < 20; i += 1) await tokens.press('ArrowLeft');
+  await page.waitForFunction(() => document.querySelector('[data-of="why"][data-drives="tokens"]').textContent === '1.00T');
+  const slider = page.locator('section[id="why"] input[type="range"][data-param="tokens"]');
+  assert.equal(Number(await slider.inputValue()), 1e12);
+  assert.equal(await page.locator('section[id="why"] .figure__body [data-readout="time-1-gpu"] .readout__value').textContent(), '8.5 years');
+  assert.equal(await page.locator('[data-of="why"][data-shows="time-1-gpu"]').textContent(), '8.5 years');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('tokens') === '1T');
+  assert.equal(await tokens.getAttribute('aria-valuetext'), '1.00T');
+  // dp.md: "each of its {{dp.gpus}} GPUs": dragged 25 px right, four of the six-pixel steps (src/boot.js), 8 to 12 GPUs.
+  const gpus = page.locator('[data-of="dp"][data-drives="gpus"]');
+  await gpus.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('section[id="dp"] input[data-param="gpus"]'));
+  const box = await gpus.boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width / 2, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 25, y, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(() => document.querySelector('[data-of="dp"][data-drives="gpus"]').textContent === '12');
+  assert.equal(await page.locator('section[id="dp"] input[type="range"][data-param="gpus"]').inputValue(), '12');
+  const sent = await page.locator('section[id="dp"] .figure__body [data-readout="sent-per-gpu"] .readout__value').textContent();
+  assert.equal(await page.locator('[data-of="dp"][data-shows="sent-per-gpu"]').textContent(), sent);
+  // The ring sends 2(N - 1)/N of the gradient: 22/12 of it at 12 GPUs, against 14/8 at 8 (23.6 GB).
+  assert.equal(sent, `${(23.6 / (14 / 8) * (22 / 12)).toFixed(1)} GB`);
+  // The other figure kept its numbers.
+  assert.equal(await tokens.textContent(), '1.00T');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('every link on the page keeps its keys (none mangled by minifying, such as `&ampmicro-batch`)', async () => {
   const { page, close } = await open(app.browser, `${app.server.base}index.html`, { javaScriptEnabled: false });
   const keys = await page.locator('a[href*="?"]').evaluateAll((links) => links.flatMap((a) => [...new URL(a.href).searchParams.keys()]));
