@@ -130,12 +130,37 @@ fn every_equation_ends_in_its_readouts() {
     assert!(checked > 100, "{checked}");
 }
 
-/// The substituted values compute to the result: every equation whose
-/// middle row is numbers (and ends in a readout) gives that readout's value,
-/// within the rounding of the numbers it shows (three figures: 2%).
+/// A result as the page shows it, `96.1 GB` or `20.0%`: its value and half
+/// a unit of its last digit (what its rounding hides), in base units;
+/// `None` for a text in other units (years, FLOP in scientific form).
+fn shown(text: &str) -> Option<(f64, f64)> {
+    let units = [
+        ("GB", 1e9),
+        ("MB", 1e6),
+        ("KB", 1e3),
+        ("TB", 1e12),
+        ("B", 1.0),
+        ("%", 0.01),
+        ("", 1.0),
+    ];
+    let text = text.replace(',', "");
+    units.iter().find_map(|&(unit, scale)| {
+        let body = text.strip_suffix(unit)?.trim();
+        let value: f64 = body.parse().ok()?;
+        let decimals = body.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        Some((value * scale, 0.5 * 10f64.powi(-decimals) * scale))
+    })
+}
+
+/// The substituted values compute to the result as the page writes it:
+/// every equation whose middle row is numbers (and ends in a readout),
+/// evaluated with the numbers as shown, rounds to the shown result. A row
+/// whose rounded inputs could not give it (80 × 1.19 GB + 34 MB + 659 MB
+/// shown as 96.1 GB: it is 95.9) fails.
 #[test]
 fn the_substituted_values_compute_to_the_result() {
     let mut checked = 0;
+    let mut wrong = Vec::new();
     let extra: [&str; 5] = [
         "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1",
         "model=mixtral-8x7b&gpu=h100-sxm&gpus=256&batch=256&ep=8&tp=2&stage=1",
@@ -145,15 +170,27 @@ fn the_substituted_values_compute_to_the_result() {
         "model=llama3-405b&gpu=h100-sxm&gpus=16384&tp=8&pp=16&sp=1&schedule=interleaved&chunks=2&stage=2&bytes=18&batch=2048&step-mfu=0.41&flop=6nd-attn",
     ];
     for figure in FIGURES {
+        // And every slider of the figure at five positions along its range.
+        let sweep: Vec<String> = (figure.native.keys)()
+            .iter()
+            .filter_map(|key| (figure.native.slider)(key.key).map(|s| (key.key, s)))
+            .flat_map(|(key, slider)| {
+                (0..=4).map(move |i| {
+                    let value = slider.min + (slider.max - slider.min) * f64::from(i) / 4.0;
+                    format!("{key}={}", value.round())
+                })
+            })
+            .collect();
         for query in SETTINGS
             .iter()
             .chain(&extra)
             .copied()
             .chain([figure.about.example])
+            .chain(sweep.iter().map(String::as_str))
         {
-            let query = Query::parse(query);
-            let readouts = (figure.native.readouts)(&query, &mut Vec::new());
-            for equation in (figure.native.equations)(&query, &mut Vec::new()) {
+            let parsed = Query::parse(query);
+            let readouts = (figure.native.readouts)(&parsed, &mut Vec::new());
+            for equation in (figure.native.equations)(&parsed, &mut Vec::new()) {
                 let Some(Piece::Value(_, id)) = equation.rows.last().and_then(|row| row.first())
                 else {
                     continue;
@@ -167,6 +204,7 @@ fn the_substituted_values_compute_to_the_result() {
                 };
                 let Some(value) = evaluate(row) else { continue };
                 let readout = readouts.iter().find(|r| r.id == *id).unwrap();
+                // The exact value the readout stands for, within the rounding of the inputs shown (2%).
                 assert!(
                     (value / readout.value - 1.0).abs() < 0.02
                         || (value - readout.value).abs() < 1e-9,
@@ -175,9 +213,20 @@ fn the_substituted_values_compute_to_the_result() {
                     readout.value,
                     equation.words
                 );
+                // And the text shown, to its last digit.
+                if let Some((result, half_unit)) = shown(&readout.text) {
+                    if (value - result).abs() > half_unit * (1.0 + 1e-9) {
+                        wrong.push(format!(
+                            "{} ?{query} {id}: the row as shown gives {value}, the page shows {}",
+                            figure.slug(),
+                            readout.text
+                        ));
+                    }
+                }
                 checked += 1;
             }
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(checked > 50, "{checked}");
 }

@@ -18,7 +18,7 @@ use crate::model::data_parallel::{sequences_on, step};
 use crate::model::memory::{fits, TrainingState};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
-use crate::model::units::group_thousands;
+use crate::model::units::{group_thousands, Bytes};
 use crate::widgets::{num, rows, Equation, Piece, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<DpParams>(
@@ -206,7 +206,14 @@ fn equations(params: &DpParams, d: &DpData) -> Vec<Equation> {
     let (token_symbol, token_value) = equations::per_token(scenario);
     let seq = scenario.arch().seq;
     let rate = scenario.rate().sustained();
-    let gradient = || Piece::Value(d.gradient_size.text.clone(), "gradient-size");
+    let ring = 2.0 * f64::from(n - 1) / f64::from(n);
+    let gradient = || {
+        equations::multiplied(
+            Bytes(d.gradient_size.value),
+            ring,
+            Bytes(d.sent_per_gpu.value),
+        )
+    };
     vec![
         Equation {
             words: format!(

@@ -7,7 +7,7 @@ use crate::model::compute::{matmul_params, FlopCount};
 use crate::model::memory::{BytesPerParam, ZeroStage};
 use crate::model::pipeline::Schedule;
 use crate::model::scenario::Scenario;
-use crate::model::units::{counted, group_thousands};
+use crate::model::units::{counted, group_thousands, Bytes};
 use crate::widgets::{num, Equation, Piece, ReadoutData};
 
 /// A variable tied to a control key or readout id.
@@ -239,6 +239,14 @@ pub fn state_split(
 }
 
 /// The result row of an equation: its readout's text, tied to it.
+/// `bytes` as the value an equation multiplies by `times` on its way to
+/// `result`: written with digits enough that the row, computed as shown,
+/// rounds to the result as shown (its rounding a tenth of the result's last
+/// digit at most).
+pub fn multiplied(bytes: Bytes, times: f64, result: Bytes) -> Piece {
+    num(bytes.within(result.half_unit() / (10.0 * times.max(1.0))))
+}
+
 pub fn result(readout: &ReadoutData) -> Vec<Piece> {
     vec![Piece::Value(readout.text.clone(), readout.id)]
 }

@@ -248,6 +248,55 @@ impl Bytes {
     }
 }
 
+/// `value` with as many decimals as keep its rounding within `error`, and
+/// no trailing zeros: `8`, `4.667`.
+pub fn within(value: f64, error: f64) -> String {
+    let decimals = (1.0 / (2.0 * error)).log10().ceil().clamp(0.0, 9.0) as usize;
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// The scale of a byte unit as `Display` writes it: `GB` is 10^9.
+fn decimal_byte_unit(unit: &str) -> f64 {
+    match unit {
+        "GB" => 1e9,
+        "MB" => 1e6,
+        "KB" => 1e3,
+        _ => 1.0,
+    }
+}
+
+impl Bytes {
+    /// Half a unit of the last digit `Display` writes (`107.8 GB`: 0.05 GB),
+    /// in bytes: as much as its rounding may hide.
+    pub fn half_unit(self) -> f64 {
+        let shown = self.to_string();
+        let (number, unit) = shown.split_once(' ').unwrap_or((&shown, "B"));
+        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        0.5 * 10f64.powi(-decimals) * decimal_byte_unit(unit)
+    }
+
+    /// Written in the unit `Display` chooses, with as many decimals as keep
+    /// its rounding within `error` bytes (never fewer than `Display`'s):
+    /// a value an equation multiplies on its way to a result shown to a
+    /// given digit.
+    pub fn within(self, error: f64) -> String {
+        let shown = self.to_string();
+        let (number, unit) = shown.split_once(' ').unwrap_or((&shown, "B"));
+        let scale = decimal_byte_unit(unit);
+        let needed = (scale / (2.0 * error)).log10().ceil().clamp(0.0, 9.0) as usize;
+        let decimals = needed.max(number.split_once('.').map_or(0, |(_, d)| d.len()));
+        if decimals == 0 {
+            return shown;
+        }
+        format!("{:.decimals$} {unit}", self.0 / scale)
+    }
+}
+
 impl fmt::Display for Seconds {
     /// `17.1 years`, `98 days`, `5.2 hours`, `2.4 min`, `0.47 s`, `8.3 ms`, `0.45 ms`, `12 µs`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -350,6 +399,21 @@ pub fn format_ratio(ratio: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `1.19 GB` hides up to 0.005 GB; to keep a product of 80 of them within
+    /// 0.005 GB, each must be within 0.0000625 GB: four decimals (0.00005).
+    #[test]
+    fn bytes_written_to_the_digits_a_product_needs() {
+        assert_eq!(Bytes(1.19257e9).to_string(), "1.19 GB");
+        assert_eq!(Bytes(1.19257e9).half_unit(), 0.005e9);
+        assert_eq!(Bytes(107.8e9).half_unit(), 0.05e9);
+        assert_eq!(Bytes(34e6).half_unit(), 0.5e6);
+        assert_eq!(Bytes(1.19257e9).within(0.005e9 / 80.0), "1.1926 GB");
+        // Never fewer digits than the plain text.
+        assert_eq!(Bytes(1.19257e9).within(1e9), "1.19 GB");
+        assert_eq!(within(4.666_666, 0.0005), "4.667");
+        assert_eq!(within(8.0, 0.0005), "8");
+    }
 
     #[test]
     fn bytes_follow_the_seeds_style() {

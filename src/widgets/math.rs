@@ -105,8 +105,16 @@ impl Writer {
         self.raw(&[" data-v></mn>"]);
     }
 
+    /// `pieces` in order; where a number meets a number (a coefficient and
+    /// the value put in for its variable: `3m` with m = 4) an explicit `×`
+    /// goes between, so that the row reads `3 × 4`, never `34`.
     fn all(&mut self, pieces: &[Piece]) {
-        for piece in pieces {
+        let numeric =
+            |piece: &Piece| matches!(piece, Piece::Num(_) | Piece::Sci(_) | Piece::Value(..));
+        for (index, piece) in pieces.iter().enumerate() {
+            if index > 0 && numeric(piece) && numeric(&pieces[index - 1]) {
+                self.raw(&["<mo>×</mo>"]);
+            }
             self.piece(piece);
         }
     }
@@ -415,6 +423,30 @@ pub fn Equations(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A coefficient meets the value put in for its variable (`3m`, m = 4):
+    /// the row reads `3 × 4`, not `34` (ZB-H1's bubble read 3/37 for 3/12).
+    #[test]
+    fn a_number_beside_a_number_gets_a_times_sign() {
+        let equation = Equation {
+            words: String::new(),
+            left: vec![Piece::Var("b", "", "")],
+            rows: vec![vec![
+                num(3),
+                num(4),
+                Piece::Op("+"),
+                num(1),
+                Piece::Var("m", "", ""),
+            ]],
+        };
+        let shape = Layout::of(&equation).shape;
+        let times = shape.matches("<mo>×</mo>").count();
+        assert_eq!(times, 1, "{shape}");
+        assert!(
+            shape.contains("data-v></mn><mo>×</mo><mn data-v>"),
+            "{shape}"
+        );
+    }
 
     fn memory() -> Equation {
         Equation {

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::figures::cells::Cells;
 use plotters::prelude::*;
 
-use super::equations::var;
+use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{whole, Param};
 use crate::hooks::{clock_tick, now, page_hidden, use_on_screen, yield_to_browser};
@@ -184,7 +184,18 @@ fn equations(
             left: vec![var("M", memory.id)],
             rows: vec![
                 [symbol, vec![times(), a()]].concat(),
-                [value, vec![times(), num(Bytes(tensor).to_string())]].concat(),
+                [
+                    value,
+                    vec![
+                        times(),
+                        equations::multiplied(
+                            Bytes(tensor),
+                            predicted_peak_tensors(layers, k) as f64,
+                            Bytes(memory.value),
+                        ),
+                    ],
+                ]
+                .concat(),
                 vec![Piece::Value(memory.text.clone(), memory.id)],
             ],
         },

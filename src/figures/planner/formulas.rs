@@ -68,7 +68,8 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
         .find(|s| s.readout.id == "activations")
         .map(|s| s.readout.clone());
     let times = || Piece::Op("×");
-    let bytes = |b: Bytes| num(b.to_string());
+    let result = Bytes(activations.as_ref().map_or(0.0, |a| a.value));
+    let bytes = |b: Bytes, by: f64| equations::multiplied(b, flight * by, result);
     let mut symbol = vec![
         Piece::Var("n", "f", "schedule"),
         Piece::Group(vec![
@@ -79,19 +80,23 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
         ]),
     ];
     let mut value = vec![
-        num(trimmed(flight, 3)),
+        // Interleaved schedules hold a fraction of a micro-batch more: to the digits the product needs.
+        num(within(
+            flight,
+            result.half_unit() / (10.0 * result.0.max(1.0)) * flight,
+        )),
         times(),
         Piece::Group(vec![
             num(layers),
             times(),
-            bytes(per_layer(&plan.arch, &setup)),
+            bytes(per_layer(&plan.arch, &setup), layers as f64),
             Piece::Op("+"),
-            bytes(embedding(&plan.arch, &setup)),
+            bytes(embedding(&plan.arch, &setup), 1.0),
         ]),
     ];
     if p == 1 {
         symbol.extend([Piece::Op("+"), var("o", "")]);
-        value.extend([Piece::Op("+"), bytes(output_layer(&plan.arch, &setup))]);
+        value.extend([Piece::Op("+"), bytes(output_layer(&plan.arch, &setup), 1.0)]);
     }
     let (dense_shards, expert_shards) = plan.shards();
     let loaded = plan.loaded_stage();

@@ -35,7 +35,7 @@ use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, STEP_MFU, TOP_K};
 use crate::model::tensor;
 use crate::model::units::{
-    counted, group_thousands, trimmed, Bytes, BytesPerSecond, Count, Fraction, Seconds,
+    counted, group_thousands, within, Bytes, BytesPerSecond, Count, Fraction, Seconds,
 };
 use crate::widgets::{num, Better, Equation, Piece, Prediction, ReadoutData, Symbol, Unit};
 
