@@ -92,8 +92,12 @@ pub fn take_over_page(
     let owner = Owner::current();
     for (index, figure) in FIGURES.iter().enumerate() {
         let slug = figure.slug();
+        // Scoped like the figure: its ids are the figure's own (`zero-embed-theme`).
         take_over(&format!(r#"[data-share="{slug}"]"#), move || {
-            view! { <FigureShare figures=figures index=index/> }
+            scoped(
+                slug,
+                move || view! { <FigureShare figures=figures index=index/> },
+            )
         });
         let Some(holder) = find(&format!(r#"[data-live="{slug}"]"#)) else {
             continue;

@@ -140,6 +140,57 @@ test('a number in the prose drives its parameter: arrow keys and a drag move the
   await close();
 });
 
+test("with every figure built and every share panel open, no id is on the page twice; a panel's label moves its own box", async () => {
+  const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
+  await readyAll(page);
+  const panels = page.locator('details.share');
+  assert.equal(await panels.count(), 9, 'one share panel a figure');
+  for (const panel of await panels.all()) await panel.locator('summary').click();
+  const duplicated = await page.evaluate(() => {
+    const seen = new Map();
+    for (const element of document.querySelectorAll('[id]')) seen.set(element.id, (seen.get(element.id) ?? 0) + 1);
+    return [...seen].filter(([, count]) => count > 1).map(([id]) => id);
+  });
+  assert.deepEqual(duplicated, []);
+  // ZeRO's "Figure only": its box and no other, and the page stays where the reader is.
+  const zero = page.locator('section[id="zero"] details.share');
+  const dpBox = page.locator('section[id="dp"] details.share input[type="checkbox"]');
+  const before = await dpBox.isChecked();
+  await zero.scrollIntoViewIfNeeded();
+  const scrolled = await page.evaluate(() => scrollY);
+  await zero.getByText('Figure only', { exact: false }).click();
+  assert.equal(await zero.locator('input[type="checkbox"]').isChecked(), true);
+  assert.equal(await dpBox.isChecked(), before);
+  assert.ok(Math.abs((await page.evaluate(() => scrollY)) - scrolled) < 200, 'the page did not jump');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('at 320 and 360 px the page never scrolls sideways: the whole page, plan B beside plan A, the search, a selected rank', async () => {
+  const states = [
+    ['', true],
+    ['?fig=planner&b.tp=4&b.pp=2', false],
+    ['?fig=planner&search=1', false],
+    ['?fig=3d&rank=37', false],
+    ['?fig=pp&pp=8&micro=64&schedule=interleaved&chunks=2', false],
+  ];
+  for (const width of [320, 360]) {
+    for (const [query, whole] of states) {
+      const { page, errors, close } = await open(app.browser, `${app.server.base}${query}`, { viewport: { width, height: 800 } });
+      if (whole) await readyAll(page); else await ready(page);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(wide <= width, `${query || 'the page'} at ${width} px is ${wide} px wide`);
+      if (query.includes('b.')) {
+        // Plan B is on: each readout a card naming both plans.
+        assert.ok(await page.locator('.compare__table tbody tr').count() > 5);
+        assert.equal(await page.locator('.compare__table tbody tr').first().locator('td').first().evaluate((td) => getComputedStyle(td, '::before').content), '"Plan A"');
+      }
+      assert.deepEqual(errors, []);
+      await close();
+    }
+  }
+});
+
 test('every link on the page keeps its keys (none mangled by minifying, such as `&ampmicro-batch`)', async () => {
   const { page, close } = await open(app.browser, `${app.server.base}index.html`, { javaScriptEnabled: false });
   const keys = await page.locator('a[href*="?"]').evaluateAll((links) => links.flatMap((a) => [...new URL(a.href).searchParams.keys()]));
