@@ -2,6 +2,66 @@
 // strict Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
 // Trunk writes the hashed file names into this script's data attributes
 // (see `pattern_script` in Trunk.toml).
+// Questions with a number for an answer (widgets/question.rs draws them
+// with the model's answer in data-answer, in the unit data-unit names):
+// checked here, in the ways people write numbers, as soon as the page is
+// read, and remembered in this browser where it allows.
+const store = (() => { try { return localStorage; } catch { return null; } })();
+const SUFFIXES = { K: 1e3, M: 1e6, B: 1e9, T: 1e12 };
+// What the reader typed: its value and `slack`, half a unit of the last digit
+// typed (27.3% is 0.273 give or take 0.0005), or why it could not be read.
+const readAnswer = (typed, unit) => {
+  let text = typed.trim();
+  if (unit && text.toUpperCase().endsWith(unit.toUpperCase())) text = text.slice(0, -unit.length).trim();
+  const fraction = text.match(/^(\d+(?:\.\d+)?) ?\/ ?(\d*[1-9]\d*(?:\.\d+)?)$/);
+  if (fraction) return { value: fraction[1] / fraction[2], slack: 0, digits: Infinity };
+  const percent = text.endsWith('%') ? 100 : 1;
+  text = text.slice(0, percent > 1 ? -1 : undefined).trim();
+  const suffix = (!unit && SUFFIXES[text.slice(-1).toUpperCase()]) || 1;
+  if (suffix > 1) text = text.slice(0, -1);
+  if (/^\d{1,3}(,\d{3})+(\.\d*)?$/.test(text)) text = text.replaceAll(',', '');
+  const [, whole = '', decimals = '', exponent = 0] = text.match(/^(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i) ?? [];
+  if (!whole && !decimals) {
+    return { reason: `Type a number${unit ? ` of ${unit}` : ''}, such as 17.5, 27.3%, 3/11 or 1,024.` };
+  }
+  const scale = (suffix * 10 ** exponent) / percent;
+  return {
+    value: Number(`${whole || 0}.${decimals}`) * scale,
+    slack: 0.5 * 10 ** -decimals.length * scale,
+    digits: (whole + decimals).replace(/^0+/, '').length,
+  };
+};
+const answered = (form, verdict, text) => {
+  const feedback = form.querySelector('.question__feedback');
+  feedback.dataset.verdict = verdict;
+  feedback.textContent = text;
+};
+const check = (form) => {
+  const answer = Number(form.dataset.answer);
+  const tolerance = Number(form.dataset.tolerance);
+  const read = readAnswer(form.querySelector('input').value, form.dataset.unit);
+  // A count (tolerance 0) must be exact; otherwise the typed digits may round to the answer.
+  const near = read.reason == null && Math.abs(read.value - answer) <= (tolerance && Math.max(tolerance, read.slack)) + 1e-9 * Math.abs(answer);
+  if (read.reason) answered(form, 'unreadable', read.reason);
+  else if (near && read.digits < 2 && read.value !== answer) answered(form, 'unreadable', 'Close: give two significant figures or more.');
+  else if (near) {
+    answered(form, 'right', 'Right.');
+    try { store?.setItem(`parallax:${form.dataset.question}`, 'solved'); } catch {}
+  } else answered(form, 'wrong', `Not yet. Hint: ${form.querySelector('.question__hint').textContent}`);
+};
+const restore = (root) => {
+  for (const form of root.querySelectorAll('form[data-question]')) {
+    if (store?.getItem(`parallax:${form.dataset.question}`)) answered(form, 'right', 'Right.');
+  }
+};
+addEventListener('submit', (event) => {
+  const form = event.target.closest?.('form[data-question]');
+  if (!form) return;
+  event.preventDefault();
+  check(form);
+});
+restore(document);
+
 const tag = document.querySelector('script[data-parallax-js]');
 try {
   const { default: init } = await import(new URL(tag.dataset.parallaxJs, tag.src).href);
@@ -16,15 +76,19 @@ try {
 // second visit without a network. Where it cannot register (an insecure
 // origin, a browser without it), the app simply works online only.
 navigator.serviceWorker?.register(new URL('sw.js', tag.src).href).catch(() => {});
-// Numbers in the prose follow their figure ({{figure.readout}} and
-// {{figure.key}} in src/content): once the app has built the figure, each
-// copies the text of the element its data-follows names (a readout's value,
-// a slider's text) and keeps copying it, so it reads as the figure shows it,
-// in the page's byte unit too.
+// An embedded figure is built by now: its question, answered before, shows so.
+restore(document);
+// Each figure of the page, once the app has built it (as it nears the
+// screen): its questions answered before show so, and the numbers in the
+// prose that follow it ({{figure.readout}} and {{figure.key}} in
+// src/content) copy the text of the element their data-follows names (a
+// readout's value, a slider's text) and keep copying it, so that each reads
+// as the figure shows it, in the page's byte unit too.
 for (const holder of document.querySelectorAll('[data-live]')) {
   const numbers = document.querySelectorAll(`[data-of="${holder.dataset.live}"]`);
-  const follow = () => {
+  const wire = () => {
     if (holder.classList.contains('figure__live--waiting')) return false;
+    restore(holder);
     for (const number of numbers) {
       const source = holder.querySelector(number.dataset.follows);
       if (!source) continue;
@@ -34,8 +98,8 @@ for (const holder of document.querySelectorAll('[data-live]')) {
     }
     return true;
   };
-  if (numbers.length && !follow()) {
-    const built = new MutationObserver(() => follow() && built.disconnect());
+  if (!wire()) {
+    const built = new MutationObserver(() => wire() && built.disconnect());
     built.observe(holder, { childList: true });
   }
 }

@@ -1,5 +1,7 @@
 //! The course module's exercises and more in the same vein, as cards: the
-//! numeric answers are computed by the estimator, never typed in.
+//! numeric answers are computed by the estimator, never typed in. Drawn
+//! into the page at build time (tests/page.rs), not in the wasm: nothing in
+//! them changes with the reader, and `src/boot.js` checks the answers.
 
 use leptos::prelude::*;
 
@@ -17,6 +19,8 @@ use crate::widgets::NumberQuestion;
 pub struct Exercise {
     pub id: &'static str,
     pub prompt: &'static str,
+    /// The unit the prompt asks for, which the reader may type after the number.
+    pub unit: &'static str,
     pub tolerance: f64,
     pub hint: &'static str,
     /// The answer, in the unit the prompt asks for.
@@ -45,6 +49,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "zero3-70b-64",
         prompt: "A 70-billion-parameter model trains with ZeRO stage 3 on 64 GPUs. How many GB of training state does each GPU hold, at 16 bytes a parameter?",
+        unit: "GB",
         tolerance: 0.1,
         hint: "Stage 3 shards all 16 bytes of every parameter across the GPUs.",
         answer: || zero_gb(70e9, ZeroStage::Three, 64),
@@ -53,6 +58,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "bubble-4-8",
         prompt: "What is the pipeline bubble, as a fraction, for 4 stages and 8 micro-batches? Work it out, then set the bubble figure above to 4 stages and 8 micro-batches to check.",
+        unit: "",
         tolerance: 0.001,
         hint: "Use (p − 1)/(m + p − 1).",
         answer: || bubble(Schedule::GPipe, 4, 8, 1),
@@ -61,6 +67,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "zero1-7b-8",
         prompt: "With ZeRO stage 1 each GPU keeps full bf16 weights and gradients but only its share of the 12 bytes a parameter of master weights and Adam state. For a 7-billion-parameter model on 8 GPUs, how many GB is that?",
+        unit: "GB",
         tolerance: 0.1,
         hint: "Weights and gradients are 4 bytes a parameter, whole; the 12 bytes are divided by 8.",
         answer: || zero_gb(7e9, ZeroStage::One, 8),
@@ -69,6 +76,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "zero2-13b-16",
         prompt: "A 13-billion-parameter model trains with ZeRO stage 2 on 16 GPUs. How many GB of training state does each GPU hold?",
+        unit: "GB",
         tolerance: 0.1,
         hint: "Stage 2 keeps the 2-byte weights whole and shards the gradients and the optimizer state: (2 + 14/N) bytes a parameter.",
         answer: || zero_gb(13e9, ZeroStage::Two, 16),
@@ -77,6 +85,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "ring-64",
         prompt: "Llama 2 7B's fp16 gradient is 13.5 GB. In a ring all-reduce over 64 GPUs, how many GB does each GPU send?",
+        unit: "GB",
         tolerance: 0.1,
         hint: "A ring all-reduce sends 2(N − 1)/N of the message from every GPU.",
         answer: || {
@@ -88,6 +97,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "tp-8-layer",
         prompt: "Llama 2 7B (width 4,096) runs with 8-way tensor parallelism. For one 4,096-token sequence, how many MB does each GPU send per layer in its four all-reduces?",
+        unit: "MB",
         tolerance: 1.0,
         hint: "Each all-reduce sums an s × h tensor of 2-byte values, and a ring sends 2(t − 1)/t of it.",
         answer: || sent_per_gpu_per_layer(&DEFAULT_MODEL.arch, 8, 4096.0).value() / 1e6,
@@ -96,6 +106,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "3d-gpus",
         prompt: "A run uses 8-way tensor parallelism, 8 pipeline stages and 16 data-parallel replicas. How many GPUs is that?",
+        unit: "",
         tolerance: 0.0,
         hint: "The three degrees multiply.",
         answer: || f64::from(RUN_3D.gpus()),
@@ -104,6 +115,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "compute-70b",
         prompt: "Using C ≈ 6ND, how much compute does a 70-billion-parameter model need for 2 trillion tokens, in units of 10²³ FLOP?",
+        unit: "",
         tolerance: 0.05,
         hint: "Multiply 6 by the parameters and by the tokens.",
         answer: || training_flop(70e9, 2e12).value() / 1e23,
@@ -112,6 +124,7 @@ pub const EXERCISES: [Exercise; 9] = [
     Exercise {
         id: "checkpoint-64-8",
         prompt: "A 64-layer network keeps a checkpoint every 8 layers. How many layers' worth of activations does it hold at the peak of the backward pass?",
+        unit: "",
         tolerance: 0.0,
         hint: "Count the checkpoints, plus the network's output, plus the layers of one segment recomputed.",
         answer: || predicted_peak_tensors(64, 8) as f64,
@@ -132,6 +145,7 @@ pub fn Exercises() -> impl IntoView {
                     id=exercise.id
                     prompt=exercise.prompt
                     answer=answer
+                    unit=exercise.unit
                     tolerance=exercise.tolerance
                     hint=exercise.hint
                     solution=(exercise.solution)(answer)

@@ -6,8 +6,8 @@
 //! - [`widgets`]: controls and readouts that know nothing of training;
 //! - [`settings`]: the page's own settings (theme, units, bytes a parameter);
 //! - [`hooks`]: browser plumbing (sizes, media queries, timers, the URL);
-//! - [`runs`]: published runs put through the planner (drawn into the page
-//!   at build time, `tests/page.rs`: not in the wasm);
+//! - [`runs`]: published runs put through the planner, and [`exercises`]
+//!   (both drawn into the page at build time, `tests/page.rs`: not in the wasm);
 //! - [`app`]: the route; [`page`], the app taking the page over (its prose
 //!   is in `src/content`, made into `index.html` at build time);
 //!   [`embedded`], one figure alone for an iframe.
@@ -18,6 +18,7 @@
 pub mod app;
 pub mod beyond;
 pub mod embedded;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod exercises;
 pub mod figures;
 pub mod hooks;

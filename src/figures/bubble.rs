@@ -271,6 +271,7 @@ impl Params for BubbleParams {
                         id="bubble-10pct"
                         prompt="With 4 stages under GPipe, how many micro-batches bring the bubble below 10%?"
                         answer=answer
+                        unit=""
                         tolerance=0.0
                         hint="Set (p − 1)/(m + p − 1) < 0.1 with p = 4 and solve for the smallest whole m."
                         solution=solution

@@ -320,6 +320,14 @@ impl Plan {
         )
     }
 
+    /// Sequences a step actually runs: m micro-batches of b on each of d
+    /// replicas. It differs from the batch asked for when the batch does not
+    /// divide into whole micro-batches a replica (the rest wait for a later
+    /// step), or when the schedule or a batch smaller than d needs more.
+    pub fn sequences_run(&self) -> f64 {
+        f64::from(self.micro_batches()) * self.micro_batch() * f64::from(self.data_parallel())
+    }
+
     pub fn estimate(&self) -> PlanEstimate {
         let (t, p, cp, ep) = (
             self.tensor.max(1),
@@ -421,7 +429,7 @@ impl Plan {
         ) * per_stage;
         let bubble = bubble(self.schedule, p, m, self.chunks);
         let seq = self.activations.seq;
-        let step_tokens = f64::from(m) * setup.micro_batch * seq * f64::from(d);
+        let step_tokens = self.sequences_run() * seq;
         let active = self.params * self.arch.active_share();
         let model_flop = flop_per_token(self.flop, active, &self.arch, seq) * step_tokens;
         let hardware_flop =

@@ -1,31 +1,8 @@
 //! Questions the reader answers before the figure tells: a prediction with
 //! choices, and a number checked against a tolerance. Answers come from the
-//! estimator through signals; nothing here knows the subject.
+//! estimator; nothing here knows the subject.
 
 use leptos::prelude::*;
-
-use crate::model::number::parse_number;
-
-/// Remembers which questions were answered right, in `localStorage` when the
-/// browser allows it (and silently not when it does not).
-fn remember(key: &str) {
-    if let Some(storage) = window().local_storage().ok().flatten() {
-        _ = storage.set_item(&format!("parallax:{key}"), "solved");
-    }
-}
-
-fn remembered(key: &str) -> bool {
-    // The page drawn at build time (tests/page.rs) has no reader yet.
-    if cfg!(not(target_arch = "wasm32")) {
-        return false;
-    }
-    window()
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|storage| storage.get_item(&format!("parallax:{key}")).ok().flatten())
-        .is_some()
-}
 
 /// Predict, then reveal: the reader picks an option; the answer and the
 /// reason show only after "Reveal".
@@ -89,8 +66,12 @@ pub fn Prediction(
     }
 }
 
-/// A number to work out, checked against a tolerance, with a hint after a
-/// wrong answer and the worked solution on demand.
+/// A number to work out: the question, a box, the hint for after a wrong
+/// answer and the worked solution on demand. The answer is written into
+/// the form (`data-answer`, in `unit`, with `data-tolerance`), and
+/// `src/boot.js` checks what the reader types, in the ways people write
+/// numbers (`17.5 GB`, `27.3%`, `3/11`, `1,024`), and remembers the
+/// questions answered right; nothing here runs after the form is drawn.
 #[component]
 pub fn NumberQuestion(
     /// Stable id, for remembering progress and for tests.
@@ -98,49 +79,24 @@ pub fn NumberQuestion(
     /// The question.
     prompt: &'static str,
     /// The right answer, computed, in the unit the prompt asks for.
-    #[prop(into)]
-    answer: Signal<f64>,
-    /// Accepted distance from the answer.
+    answer: f64,
+    /// The unit the prompt asks for (`GB`, `MB`), which the reader may type after the number; empty for a plain number.
+    unit: &'static str,
+    /// Accepted distance from the answer; 0 asks for the exact answer (a count).
     tolerance: f64,
     /// A nudge shown after a wrong answer.
     hint: &'static str,
     /// The worked solution, computed.
-    #[prop(into)]
-    solution: Signal<String>,
+    solution: String,
 ) -> impl IntoView {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Verdict {
-        Unanswered,
-        Right,
-        Wrong,
-        Unreadable,
-    }
-    let verdict = RwSignal::new(if remembered(id) {
-        Verdict::Right
-    } else {
-        Verdict::Unanswered
-    });
-    let typed = RwSignal::new(String::new());
     let input_id = format!("question-{id}");
-    let check = move || {
-        let outcome = match parse_number(&typed.get_untracked()) {
-            Ok(value) if (value - answer.get_untracked()).abs() <= tolerance => Verdict::Right,
-            Ok(_) => Verdict::Wrong,
-            Err(_) => Verdict::Unreadable,
-        };
-        if outcome == Verdict::Right {
-            remember(id);
-        }
-        verdict.set(outcome);
-    };
     view! {
         <form
             class="question"
             data-question=id
-            on:submit=move |event| {
-                event.prevent_default();
-                check();
-            }
+            data-answer=answer.to_string()
+            data-unit=unit
+            data-tolerance=tolerance.to_string()
         >
             <label class="question__prompt" for=input_id.clone()>{prompt}</label>
             <div class="question__row">
@@ -150,27 +106,14 @@ pub fn NumberQuestion(
                     type="text"
                     inputmode="decimal"
                     autocomplete="off"
-                    prop:value=move || typed.get()
-                    on:input=move |event| typed.set(event_target_value(&event))
                 />
                 <button type="submit" class="button">"Check"</button>
             </div>
-            <p class="question__feedback" role="status" data-verdict=move || match verdict.get() {
-                Verdict::Unanswered => "none",
-                Verdict::Right => "right",
-                Verdict::Wrong => "wrong",
-                Verdict::Unreadable => "unreadable",
-            }>
-                {move || match verdict.get() {
-                    Verdict::Unanswered => String::new(),
-                    Verdict::Right => "Right.".to_string(),
-                    Verdict::Wrong => format!("Not yet. Hint: {hint}"),
-                    Verdict::Unreadable => "Type a number, such as 17.5 or 2e9.".to_string(),
-                }}
-            </p>
+            <p class="question__feedback" role="status" data-verdict="none"></p>
+            <p class="question__hint" hidden>{hint}</p>
             <details class="question__solution">
                 <summary>"Show the worked solution"</summary>
-                <p>{move || solution.get()}</p>
+                <p>{solution}</p>
             </details>
         </form>
     }

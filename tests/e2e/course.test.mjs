@@ -108,6 +108,38 @@ test('bubble: 0.2727 and 28 micro-batches at the defaults, a drawn chart, the tr
   await close();
 });
 
+test('exercises take answers as people write them: a unit, a percentage, a fraction, thousands, and say what they need', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}#exercises`);
+  await ready(page);
+  const answer = async (id, typed) => {
+    const card = page.locator(`[data-question="${id}"]`);
+    await card.locator('input').fill(typed);
+    await card.locator('input').press('Enter');
+    const feedback = card.locator('.question__feedback');
+    return [await feedback.getAttribute('data-verdict'), await feedback.textContent()];
+  };
+  // 16 × 70e9 / 64 = 17.5 GB (the course seed); the question asks for GB.
+  assert.equal((await answer('zero3-70b-64', '17.5 GB'))[0], 'right');
+  assert.equal((await answer('zero3-70b-64', '17.5GB'))[0], 'right');
+  assert.deepEqual(await answer('zero3-70b-64', '17.5 GiB'), ['unreadable', 'Type a number of GB, such as 17.5, 27.3%, 3/11 or 1,024.']);
+  // (4 − 1)/(8 + 4 − 1) = 3/11 = 0.2727…: each form, rounded to the digits typed.
+  for (const typed of ['3/11', '27.3%', '27%', '0.27', '0.2727']) assert.equal((await answer('bubble-4-8', typed))[0], 'right', typed);
+  assert.equal((await answer('bubble-4-8', '0.28'))[0], 'wrong');
+  assert.deepEqual(await answer('bubble-4-8', '0.3'), ['unreadable', 'Close: give two significant figures or more.']);
+  // 8 × 8 × 16 = 1,024 GPUs, as the page writes it; a count must be exact.
+  assert.equal((await answer('3d-gpus', '1,024'))[0], 'right');
+  assert.equal((await answer('3d-gpus', '1.0e3'))[0], 'wrong');
+  // The written questions have their answer one click away.
+  const written = page.locator('section[id="exercises"] div.question');
+  assert.equal(await written.count(), 2);
+  for (const question of await written.all()) {
+    await question.getByText('Show the answer').click();
+    assert.ok((await question.locator('details').textContent()).length > 100);
+  }
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('exercises: wrong then right, remembered across reloads, and working without storage', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}#exercises`);
   await ready(page);

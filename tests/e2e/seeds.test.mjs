@@ -35,7 +35,7 @@ test('every seed exercise takes the seed answer as right', async () => {
   for (const row of SEEDS.filter((s) => s.figure === 'exercise')) {
     const card = page.locator(`[data-question="${row.query}"]`);
     await card.locator('input').fill(String(row.value));
-    await card.locator('button[type=submit]').click();
+    await card.getByRole('button', { name: 'Check' }).click();
     assert.equal(await card.locator('.question__feedback').getAttribute('data-verdict'), 'right', `${row.query} (${row.source})`);
   }
   assert.deepEqual(errors, []);

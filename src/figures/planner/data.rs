@@ -116,7 +116,8 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             }
         ),
     };
-    let shape = if params.model_chosen {
+    let resized = params.scenario.params_override.is_some();
+    let shape = if params.model_chosen && !resized {
         params.scenario.model.name.to_string()
     } else {
         format!(
@@ -145,7 +146,16 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         group_thousands(f64::from(arch.hidden)),
         group_thousands(f64::from(arch.seq))
     );
-    let shape = if params.model_chosen && !params.scenario.arch_overrides.is_empty() {
+    let shape = if params.model_chosen && resized {
+        // A size typed over a chosen preset: its layers, width and
+        // activations stay the preset's, and the reader is told so.
+        format!(
+            "{} parameters in {}'s shape (its size is {}): {dimensions}",
+            Count(plan.params),
+            params.scenario.model.name,
+            Count(params.scenario.model.params())
+        )
+    } else if params.model_chosen && !params.scenario.arch_overrides.is_empty() {
         format!(
             "{} parameters in {}'s shape, resized by the link: {dimensions}",
             Count(plan.params),

@@ -595,6 +595,61 @@ mod tests {
         );
     }
 
+    /// A size typed over a chosen preset keeps the preset's layers and
+    /// width (Llama 3 70B: 80 layers, width 8,192) and says so.
+    #[test]
+    fn a_typed_size_over_a_preset_says_whose_shape_it_has() {
+        let read = |search| {
+            data(&PlannerParams::from_query(
+                &Query::parse(search),
+                &mut Vec::new(),
+            ))
+        };
+        let shape = read("model=llama3-70b&params=13B").shape;
+        assert!(
+            shape.starts_with("13.0B parameters in Llama 3 70B's shape (its size is 70.6B): 80 layers, width 8,192"),
+            "{shape}"
+        );
+        assert!(read("model=llama3-70b")
+            .shape
+            .starts_with("Llama 3 70B: 80 layers"));
+    }
+
+    /// Issue 21's case: 1,536 sequences over 1,024 data-parallel replicas
+    /// (t = p = 1) of micro-batch 1 is one micro-batch each, 1,024 sequences
+    /// a step; the step's FLOP are for those, 6 × 175e9 × 1,024 × 2,048 =
+    /// 2.20e18 (not 3.30e18), and the words say so.
+    #[test]
+    fn a_batch_that_does_not_divide_runs_what_divides_and_says_so() {
+        let query = "model=gpt3-175b&gpu=a100-80gb&gpus=1024&batch=1536&seq=2048&tp=1&pp=1";
+        let params = PlannerParams::from_query(&Query::parse(query), &mut Vec::new());
+        let plan = params.plan();
+        assert_eq!(plan.sequences_run(), 1024.0);
+        let flop = plan.estimate().step_flop.value();
+        assert!(
+            (flop / (6.0 * plan.params * 1024.0 * 2048.0) - 1.0).abs() < 0.02,
+            "{flop}"
+        );
+        let d = data(&params);
+        assert!(
+            d.timing.starts_with("A step of 1,024 sequences"),
+            "{}",
+            d.timing
+        );
+        assert!(
+            d.timing.contains("The batch asked for, 1,536 sequences, does not divide into whole micro-batches of 1 on each of the 1,024 replicas: each runs 1 micro-batch, so a step runs 1,024"),
+            "{}",
+            d.timing
+        );
+        assert!(d.timing.contains("the other 512 wait"), "{}", d.timing);
+        // A batch that divides says nothing of it.
+        let even = PlannerParams::from_query(
+            &Query::parse("model=gpt3-175b&gpus=1024&batch=2048&tp=1&pp=1"),
+            &mut Vec::new(),
+        );
+        assert!(!data(&even).timing.contains("batch asked for"));
+    }
+
     /// The module's "Try": 16 × 70e9 = 1,120 GB on each of 8 GPUs; ZeRO-3
     /// divides it by 8 (140 GB); 80 GB needs 1,120/80 = 14 GPUs, 16 in powers of two.
     #[test]

@@ -139,7 +139,7 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
     let mut text = format!(
         "A step of {} runs {} of {} through {} in {}, {}{}. {} tokens take {}: {} tokens a second on each GPU, {} \
          of the peak over the whole step.",
-        counted(plan.batch, "sequence", "sequences"),
+        counted(plan.sequences_run(), "sequence", "sequences"),
         counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
         counted(micro_batch, "sequence", "sequences"),
         if plan.pipeline > 1 { format!("each pipeline ({})", plan.schedule.label()) } else { "each replica".to_string() },
@@ -151,13 +151,23 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
         group_thousands(estimate.tokens_per_gpu_per_second.round()),
         Fraction(estimate.mfu),
     );
-    if plan.batch < d {
+    let run = plan.sequences_run();
+    if run != plan.batch {
         text.push_str(&format!(
-            " The batch of {} is smaller than the {} data-parallel replicas: each still runs a sequence a step.",
+            " The batch asked for, {} sequences, does not divide into whole micro-batches of {} on each of the {} replicas: each runs {}, so a step runs {} and the numbers here are for those{}.",
             group_thousands(plan.batch),
-            group_thousands(d)
+            group_thousands(micro_batch),
+            group_thousands(d),
+            counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
+            group_thousands(run),
+            if run < plan.batch {
+                format!(" (the other {} wait for a later step)", group_thousands(plan.batch - run))
+            } else {
+                String::new()
+            }
         ));
-    } else if micro_batch < f64::from(params.micro_batch) {
+    }
+    if micro_batch < f64::from(params.micro_batch) && plan.batch >= d {
         text.push_str(&format!(
             " A micro-batch of {} is more than each of the {} replicas' {} sequences, so it is {}.",
             group_thousands(f64::from(params.micro_batch)),
