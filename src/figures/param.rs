@@ -44,14 +44,19 @@ pub enum Control<P: 'static> {
     Hidden,
     /// A range input from `min` to `max(params)` (the URL may go beyond the
     /// slider's end; the slider then widens to show the value), with its
-    /// value written by `text`. With `log_beyond`, a value past the end
-    /// turns it into a log-scale slider over the key's whole range instead.
+    /// value written by `text`.
     Slider {
         min: f64,
         max: fn(&P) -> f64,
         step: f64,
         text: fn(f64) -> String,
-        log_beyond: bool,
+    },
+    /// A range input on a log scale over the key's whole range, with tick
+    /// marks at `ticks` (values the prose names): for a quantity that spans
+    /// decades, such as training tokens from 1B to 1,000T.
+    LogSlider {
+        text: fn(f64) -> String,
+        ticks: &'static [f64],
     },
     /// A box for a number written the way people write them (`70B`);
     /// `beside` when it sits beside another control of the same key (a
@@ -177,30 +182,13 @@ impl<P> Param<P> {
             max,
             step,
             text,
-            log_beyond: false,
         };
         self
     }
 
-    /// A slider that, once a value lies past its end, becomes a log-scale
-    /// slider over the key's whole range (tokens: 50B–2T, then 1B–1,000T).
-    pub const fn log_beyond(mut self) -> Self {
-        if let Control::Slider {
-            min,
-            max,
-            step,
-            text,
-            ..
-        } = self.control
-        {
-            self.control = Control::Slider {
-                min,
-                max,
-                step,
-                text,
-                log_beyond: true,
-            };
-        }
+    /// A log-scale slider over the key's whole range, ticked at `ticks`.
+    pub const fn log_slider(mut self, text: fn(f64) -> String, ticks: &'static [f64]) -> Self {
+        self.control = Control::LogSlider { text, ticks };
         self
     }
 
@@ -412,17 +400,29 @@ pub struct SliderDoc {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn slider_doc<P>(table: &[Param<P>], defaults: &P, key: &str) -> Option<SliderDoc> {
     let param = table.iter().find(|p| p.key == key)?;
-    match (param.value, param.control) {
-        (Value::Number { get, .. }, Control::Slider { min, max, text, .. }) => {
-            let value = get(defaults);
-            Some(SliderDoc {
-                label: param.label,
-                min,
-                max: max(defaults).max(value),
-                value,
-                text: text(value),
-            })
-        }
+    let (Value::Number { spec, get, .. }, control) = (param.value, param.control) else {
+        return None;
+    };
+    let value = get(defaults);
+    let (label, shown) = (param.label, |text: fn(f64) -> String| text(value));
+    match control {
+        Control::Slider {
+            min, max, text: t, ..
+        } => Some(SliderDoc {
+            label,
+            min,
+            max: max(defaults).max(value),
+            value,
+            text: shown(t),
+        }),
+        // Its positions are log10 of the value, as the range input's are.
+        Control::LogSlider { text: t, .. } => Some(SliderDoc {
+            label,
+            min: spec.min.log10(),
+            max: spec.max.log10(),
+            value: value.log10(),
+            text: shown(t),
+        }),
         _ => None,
     }
 }
@@ -447,6 +447,8 @@ pub enum ErasedKind {
         value: Signal<f64>,
         text: Signal<String>,
         on_input: Callback<f64>,
+        /// Positions with a tick mark.
+        ticks: Vec<f64>,
     },
     TextBox {
         text: Signal<String>,
@@ -517,14 +519,13 @@ fn erase_one<P: Params>(param: &'static Param<P>, params: Cells<P>) -> ErasedKin
                     max,
                     step,
                     text,
-                    log_beyond,
                 } => NumberShape::Slider(SliderShape {
                     min,
                     max: Signal::derive(move || params.with(max)),
                     step,
                     text,
-                    log_beyond,
                 }),
+                Control::LogSlider { text, ticks } => NumberShape::LogSlider { text, ticks },
                 control => NumberShape::TextBox {
                     beside: matches!(control, Control::TextBox { beside: true }),
                 },
@@ -550,12 +551,17 @@ struct SliderShape {
     max: Signal<f64>,
     step: f64,
     text: fn(f64) -> String,
-    log_beyond: bool,
 }
 
 enum NumberShape {
     Slider(SliderShape),
-    TextBox { beside: bool },
+    LogSlider {
+        text: fn(f64) -> String,
+        ticks: &'static [f64],
+    },
+    TextBox {
+        beside: bool,
+    },
 }
 
 enum ChoiceShape {
@@ -572,24 +578,21 @@ fn number_control(
     shape: NumberShape,
 ) -> ErasedKind {
     match shape {
-        NumberShape::Slider(slider) => {
-            let text = slider.text;
-            let text = Signal::derive(move || text(value.get()));
-            let on_input = Callback::new(move |v| _ = accept.run(v));
-            if slider.log_beyond {
-                log_slider(slider, spec, value, text, on_input)
-            } else {
-                let max = slider.max;
-                ErasedKind::Slider {
-                    min: Signal::stored(slider.min),
-                    max: Signal::derive(move || max.get().max(value.get())),
-                    step: Signal::stored(slider.step),
-                    value,
-                    text,
-                    on_input,
-                }
-            }
-        }
+        NumberShape::Slider(SliderShape {
+            min,
+            max,
+            step,
+            text,
+        }) => ErasedKind::Slider {
+            min: Signal::stored(min),
+            max: Signal::derive(move || max.get().max(value.get())),
+            step: Signal::stored(step),
+            value,
+            text: Signal::derive(move || text(value.get())),
+            on_input: Callback::new(move |v| _ = accept.run(v)),
+            ticks: Vec::new(),
+        },
+        NumberShape::LogSlider { text, ticks } => log_slider(spec, value, text, accept, ticks),
         NumberShape::TextBox { beside } => ErasedKind::TextBox {
             text: Signal::derive(move || spec.box_text(value.get())),
             on_change: accept,
@@ -627,36 +630,35 @@ fn choice_control(
 /// Positions a log-scale slider has a decade: 100 (steps of 2.3%).
 const LOG_STEPS_PER_DECADE: f64 = 100.0;
 
-/// A slider on its own linear range until the value lies past its end;
-/// from then on (for as long as the control lives, so that the thumb does
-/// not jump mid-drag) on a log scale over `spec`'s whole range, each
-/// position rounded to three significant figures.
+/// A slider whose positions are log10 of the value, over `spec`'s whole
+/// range, each position's value rounded to three significant figures. A
+/// position that rounds back to the value it left (the thumb snapped to the
+/// step grid from 2T, which is between two positions) goes one position
+/// further the same way, so that every step moves the value.
 fn log_slider(
-    linear: SliderShape,
     spec: NumberSpec,
     value: Signal<f64>,
-    text: Signal<String>,
-    on_input: Callback<f64>,
+    text: fn(f64) -> String,
+    accept: Callback<f64, Result<(), String>>,
+    ticks: &'static [f64],
 ) -> ErasedKind {
-    let SliderShape { min, max, step, .. } = linear;
-    let log = Memo::new(move |was: Option<&bool>| {
-        let value = value.get();
-        was.copied().unwrap_or(false) || value > max.get() || value < min
-    });
-    let pick = move |linear: f64, logarithmic: f64| if log.get() { logarithmic } else { linear };
+    let step = 1.0 / LOG_STEPS_PER_DECADE;
     ErasedKind::Slider {
-        min: Signal::derive(move || pick(min, spec.min.log10())),
-        max: Signal::derive(move || pick(max.get(), spec.max.log10())),
-        step: Signal::derive(move || pick(step, 1.0 / LOG_STEPS_PER_DECADE)),
-        value: Signal::derive(move || pick(value.get(), value.get().log10())),
-        text,
+        min: Signal::stored(spec.min.log10()),
+        max: Signal::stored(spec.max.log10()),
+        step: Signal::stored(step),
+        value: Signal::derive(move || value.get().log10()),
+        text: Signal::derive(move || text(value.get())),
         on_input: Callback::new(move |position: f64| {
-            on_input.run(if log.get_untracked() {
-                three_figures(10f64.powf(position))
-            } else {
-                position
-            })
+            let current = value.get_untracked();
+            let mut chosen = three_figures(10f64.powf(position));
+            if chosen == current {
+                let onward = position + (position - current.log10()).signum() * step;
+                chosen = three_figures(10f64.powf(onward));
+            }
+            _ = accept.run(chosen.clamp(spec.min, spec.max));
         }),
+        ticks: ticks.iter().map(|tick| tick.log10()).collect(),
     }
 }
 
@@ -669,8 +671,8 @@ fn three_figures(x: f64) -> f64 {
 /// One control's view.
 fn build(label: &'static str, param: &'static str, kind: ErasedKind) -> AnyView {
     match kind {
-        ErasedKind::Slider { min, max, step, value, text, on_input } => {
-            view! { <Slider label=label param=param min=min max=max step=step value=value text=text on_input=on_input/> }.into_any()
+        ErasedKind::Slider { min, max, step, value, text, on_input, ticks } => {
+            view! { <Slider label=label param=param min=min max=max step=step value=value text=text on_input=on_input ticks=ticks/> }.into_any()
         }
         ErasedKind::TextBox { text, on_change, beside } => {
             view! { <NumberInput label=label param=param text=text on_change=on_change beside=beside/> }.into_any()

@@ -159,8 +159,9 @@ pub const fn batch<P: Params>() -> Param<P> {
     .shared()
 }
 
-/// Training tokens, on a slider from 50B to 2T in steps of 50B (the
-/// seeds' range), log-scale over 1B to 1,000T once a value lies beyond it.
+/// Training tokens, on a log-scale slider over the whole accepted range,
+/// 1B to 1,000T, ticked where the prose and the seeds go: 1T, 2T (the
+/// default) and 15T (Llama 3's run).
 pub const fn tokens<P: Params>() -> Param<P> {
     Param::number(
         "Training tokens",
@@ -172,13 +173,7 @@ pub const fn tokens<P: Params>() -> Param<P> {
             }
         },
     )
-    .slider(
-        TOKEN_SLIDER.0,
-        |_| TOKEN_SLIDER.1,
-        TOKEN_SLIDER.0,
-        |tokens| Count(tokens).to_string(),
-    )
-    .log_beyond()
+    .log_slider(|tokens| Count(tokens).to_string(), &[1e12, 2e12, 15e12])
     .shared()
 }
 
@@ -198,6 +193,3 @@ pub const fn tokens_typed<P: Params>(label: &'static str) -> Param<P> {
     .text_box()
     .shared()
 }
-
-/// The tokens slider's own range, the seeds': 50B to 2T.
-const TOKEN_SLIDER: (f64, f64) = (50e9, 2e12);

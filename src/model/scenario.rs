@@ -14,7 +14,7 @@ use super::presets::{
 use super::query::{read_choice, read_option, url_number, Notice, NumberSpec, Query};
 use super::units::{Flop, FlopPerSecond};
 
-/// Training tokens: 1B to 1,000T (Llama 3 took 15.6T; the `why` slider shows 50B to 2T unless the value is beyond).
+/// Training tokens: 1B to 1,000T (Llama 3 took 15.6T), on one log-scale slider over the whole range.
 pub const TOKENS: NumberSpec = NumberSpec::count("tokens", 1e9, 1e15);
 /// The fraction of the dense peak a GPU sustains while it computes
 /// (recomputation's FLOP included). Called `mfu` until issue 19, a name

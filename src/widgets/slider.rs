@@ -31,8 +31,19 @@ pub fn Slider(
     text: Signal<String>,
     /// Called with each new value as the reader drags (base unit).
     on_input: Callback<f64>,
+    /// Positions marked with a tick (the values the prose names).
+    #[prop(optional)]
+    ticks: Vec<f64>,
 ) -> impl IntoView {
     let id = control_id(param);
+    let list = (!ticks.is_empty()).then(|| format!("{id}-ticks"));
+    let marks = list.clone().map(|list| {
+        view! {
+            <datalist id=list>
+                {ticks.into_iter().map(|tick| view! { <option value=tick.to_string()></option> }).collect_view()}
+            </datalist>
+        }
+    });
     view! {
         <div class="control control--slider">
             <label class="control__label" for=id.clone()>{label}</label>
@@ -40,12 +51,13 @@ pub fn Slider(
                 id=id.clone()
                 class="control__range"
                 type="range"
+                list=list
                 data-param=param
                 min=move || min.get()
                 max=move || max.get()
                 step=move || step.get()
-                // Set again whenever the range moves (a slider turning
-                // log-scale), after it: the browser clamps a value to the old range.
+                // Set again whenever the range moves (a slider widening to
+                // a value from the URL), after it: the browser clamps a value to the old range.
                 prop:value=move || {
                     min.track();
                     max.track();
@@ -59,6 +71,7 @@ pub fn Slider(
                 }
             />
             <output class="control__value" for=id>{move || text.get()}</output>
+            {marks}
         </div>
     }
 }

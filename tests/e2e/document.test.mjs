@@ -87,10 +87,11 @@ test('a number in the prose follows its figure: moving the slider changes both, 
   // At the defaults both say what the seed says (tests/seeds.tsv: 17.1 years).
   assert.equal(await prose.textContent(), '17.1 years');
   assert.equal(await figure.textContent(), '17.1 years');
-  // Half the tokens, by the figure's own slider (the keyboard, as a reader would): half the time.
+  // Half the tokens, by the figure's own slider (the keyboard, as a reader would): thirty hundredths
+  // of a decade down the log scale from 2T is 10^12.00 = 1T (the first press to 12.29), half the time.
   const slider = page.locator('section[id="why"] input[type="range"][data-param="tokens"]');
   await slider.focus();
-  for (let i = 0; i < 20; i += 1) await slider.press('ArrowLeft');
+  for (let i = 0; i < 30; i += 1) await slider.press('ArrowLeft');
   await page.waitForFunction(() => document.querySelector('[data-of="why"][data-shows="time-1-gpu"]').textContent !== '17.1 years');
   assert.equal(await prose.textContent(), await figure.textContent());
   assert.equal(await prose.textContent(), '8.5 years');
@@ -107,13 +108,14 @@ test('a number in the prose drives its parameter: arrow keys and a drag move the
   const tokens = page.locator('[data-of="why"][data-drives="tokens"]');
   assert.equal(await tokens.getAttribute('role'), 'slider');
   assert.equal(await tokens.textContent(), '2.00T');
-  // Twenty presses of the left arrow on the number: twenty of the slider's 50B steps (shared.rs), 1T,
-  // half the tokens and so half the time (17.1 years at the defaults, tests/seeds.tsv).
+  // Thirty presses of the left arrow on the number: thirty hundredths of a decade down the slider's
+  // log scale (shared.rs), 2T to 10^12.00 = 1T, half the tokens and so half the time (17.1 years at
+  // the defaults, tests/seeds.tsv).
   await tokens.focus();
-  for (let i = 0; i < 20; i += 1) await tokens.press('ArrowLeft');
+  for (let i = 0; i < 30; i += 1) await tokens.press('ArrowLeft');
   await page.waitForFunction(() => document.querySelector('[data-of="why"][data-drives="tokens"]').textContent === '1.00T');
   const slider = page.locator('section[id="why"] input[type="range"][data-param="tokens"]');
-  assert.equal(Number(await slider.inputValue()), 1e12);
+  assert.equal(Number(await slider.inputValue()), 12);
   assert.equal(await page.locator('section[id="why"] .figure__body [data-readout="time-1-gpu"] .readout__value').textContent(), '8.5 years');
   assert.equal(await page.locator('[data-of="why"][data-shows="time-1-gpu"]').textContent(), '8.5 years');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('tokens') === '1T');

@@ -55,7 +55,14 @@ test('the tokens slider moves by keyboard and writes the URL', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
   const slider = page.locator('input[type=range][data-param="tokens"]');
+  // One log scale over the whole accepted range, 1B to 1,000T, from the start; the thumb at
+  // log10(2T) = 12.301, on the nearest of its hundredth-of-a-decade positions.
+  assert.deepEqual(await slider.evaluate((el) => [Number(el.min), Number(el.max)]), [9, 15]);
+  assert.equal(Number(await slider.inputValue()), 12.3);
+  // Ticked at 1T, 2T and 15T.
+  assert.deepEqual(await slider.evaluate((el) => [...el.list.options].map((o) => 10 ** Number(o.value))).then((t) => t.map((v) => Number(v.toPrecision(3)))), [1e12, 2e12, 15e12]);
   await slider.focus();
+  // A hundredth of a decade down: 10^12.29 = 1.95T (the position 12.30 would round back to 2.00T).
   await page.keyboard.press('ArrowLeft');
   let found = await readouts(page);
   assert.equal(found.compute.text, '7.9e22 FLOP');
@@ -64,14 +71,14 @@ test('the tokens slider moves by keyboard and writes the URL', async () => {
   assert.equal(await page.locator('output.control__value').first().textContent(), '1.95T');
   await page.keyboard.press('Home');
   found = await readouts(page);
-  assert.equal(found.compute.text, '2.0e21 FLOP');
-  assert.equal(found['time-1-gpu'].text, '156 days');
+  // 6 × 6.74e9 × 1e9 = 4.04e19 FLOP.
+  assert.equal(found.compute.text, '4.0e19 FLOP');
   assert.equal(found['training-state'].text, '107.8 GB');
-  assertConsistent(found, 50e9);
-  await urlMatching(page, /tokens=50B/);
+  assertConsistent(found, 1e9);
+  await urlMatching(page, /tokens=1B/);
   await page.keyboard.press('End');
-  assertSeed(await readouts(page));
-  await urlMatching(page, /^(?!.*tokens=)/);
+  assertConsistent(await readouts(page), 1e15);
+  await urlMatching(page, /tokens=1000T/);
   assert.deepEqual(errors, []);
   await close();
 });
@@ -79,21 +86,22 @@ test('the tokens slider moves by keyboard and writes the URL', async () => {
 test('the tokens slider follows a mouse drag', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
-  const box = await page.locator('input[type=range][data-param="tokens"]').boundingBox();
+  const slider = page.locator('input[type=range][data-param="tokens"]');
+  const box = await slider.boundingBox();
   const y = box.y + box.height / 2;
-  // The thumb starts at the right end (2T); drag it to the left end.
-  await page.mouse.move(box.x + box.width - 4, y);
+  // The thumb starts at log10(2T) on 9..15: 55% of the way; drag it to the middle (10^12, 1T), then past the left end.
+  await page.mouse.move(box.x + box.width * 0.55, y);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width / 2, y, { steps: 5 });
-  const middle = Number(await page.locator('input[type=range][data-param="tokens"]').inputValue());
-  assert.ok(middle > 0.8e12 && middle < 1.25e12, `middle of the drag ${middle}`);
-  assertConsistent(await readouts(page), middle);
+  const middle = 10 ** Number(await slider.inputValue());
+  assert.ok(middle > 0.7e12 && middle < 1.4e12, `middle of the drag ${middle}`);
+  assertConsistent(await readouts(page), Number(middle.toPrecision(3)));
   await page.mouse.move(box.x - 20, y, { steps: 5 });
   await page.mouse.up();
   const found = await readouts(page);
-  assert.equal(found.compute.text, '2.0e21 FLOP');
-  assertConsistent(found, 50e9);
-  await urlMatching(page, /tokens=50B/);
+  assert.equal(found.compute.text, '4.0e19 FLOP');
+  assertConsistent(found, 1e9);
+  await urlMatching(page, /tokens=1B/);
   assert.deepEqual(errors, []);
   await close();
 });
