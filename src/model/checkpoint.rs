@@ -524,39 +524,83 @@ impl Stopwatch {
 pub enum TimeRatio {
     /// k = 1 is keeping every activation: the ratio is 1 by definition.
     Baseline,
-    /// Measured, to within [`RATIO_TOLERANCE`].
-    Measured(f64),
+    /// Measured in every round, to within [`RATIO_TOLERANCE`]: the median
+    /// of the rounds' ratios and their range.
+    Measured(Spread),
     /// Predicted from the recomputation ([`predicted_time`]), because the
     /// runs went too fast for the clock to time them that well.
     Predicted(f64),
+}
+
+/// Repeated measurements of one quantity: their median and their range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub median: f64,
+    pub low: f64,
+    pub high: f64,
+    pub rounds: usize,
+}
+
+impl Spread {
+    /// The median (the lower of the middle two for an even count) and the
+    /// range of `values`; `None` when there are none. A handful of rounds:
+    /// counted, not sorted.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        // The value with at most `rank` values below it and at most
+        // n − 1 − rank above: the one at `rank` once sorted.
+        let rank = values.len().checked_sub(1)? / 2;
+        let count =
+            |keep: fn(f64, f64) -> bool, v: f64| values.iter().filter(|&&w| keep(w, v)).count();
+        let median = values.iter().copied().find(|&v| {
+            count(|w, v| w < v, v) <= rank && count(|w, v| w > v, v) <= values.len() - 1 - rank
+        })?;
+        Some(Self {
+            median,
+            low: values.iter().copied().fold(f64::INFINITY, f64::min),
+            high: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            rounds: values.len(),
+        })
+    }
+
+    /// Whether `value` is within the range the rounds gave: a difference from
+    /// it is within the noise of these measurements.
+    pub fn includes(self, value: f64) -> bool {
+        (self.low..=self.high).contains(&value)
+    }
 }
 
 impl TimeRatio {
     pub fn value(self) -> f64 {
         match self {
             TimeRatio::Baseline => 1.0,
-            TimeRatio::Measured(ratio) | TimeRatio::Predicted(ratio) => ratio,
+            TimeRatio::Measured(spread) => spread.median,
+            TimeRatio::Predicted(ratio) => ratio,
         }
     }
 }
 
 /// The time ratio of the interval `every` to keeping every activation, from
-/// their timings: measured when its error bound is within
-/// [`RATIO_TOLERANCE`], predicted otherwise. With relative errors a and b,
-/// (1 ± a)/(1 ± b) lies within (a + b)/(1 − b) of 1.
-pub fn time_ratio(layers: usize, every: usize, time: Timing, keep_all: Timing) -> TimeRatio {
+/// their timings in each round (the two timed in the same round, so that a
+/// slow moment of the browser weighs on both): measured when every round's
+/// error bound is within [`RATIO_TOLERANCE`], predicted otherwise. With
+/// relative errors a and b, (1 ± a)/(1 ± b) lies within (a + b)/(1 − b) of 1.
+pub fn time_ratio(layers: usize, every: usize, times: &[Timing], keep_all: &[Timing]) -> TimeRatio {
     let layers = layers.max(1);
     if every.clamp(1, layers) == 1 {
         return TimeRatio::Baseline;
     }
-    let (a, b) = (time.error / time.millis, keep_all.error / keep_all.millis);
-    let error = (a + b) / (1.0 - b);
-    // NaN (0/0, nothing measured) fails the comparison too.
-    if b < 1.0 && error <= RATIO_TOLERANCE {
-        TimeRatio::Measured(time.millis / keep_all.millis)
-    } else {
-        TimeRatio::Predicted(predicted_time(1.0, layers, every))
+    let predicted = TimeRatio::Predicted(predicted_time(1.0, layers, every));
+    let mut ratios = Vec::with_capacity(times.len());
+    for (time, all) in times.iter().zip(keep_all) {
+        let (a, b) = (time.error / time.millis, all.error / all.millis);
+        let error = (a + b) / (1.0 - b);
+        // NaN (0/0, nothing measured) fails the comparison too.
+        if !(b < 1.0 && error <= RATIO_TOLERANCE) {
+            return predicted;
+        }
+        ratios.push(time.millis / all.millis);
     }
+    Spread::of(&ratios).map_or(predicted, TimeRatio::Measured)
 }
 
 #[cfg(test)]
@@ -691,46 +735,78 @@ mod tests {
 
     #[test]
     fn time_ratios_measured_only_when_the_clock_could_tell() {
-        let timing = |millis, error| Timing { millis, error };
+        let timing = |millis, error| [Timing { millis, error }];
         // k = 1 (and 0, which means it) is the baseline, whatever the clock read.
         for every in [0, 1] {
             assert_eq!(
-                time_ratio(8, every, timing(0.0, 0.2), timing(0.0, 0.2)),
+                time_ratio(8, every, &timing(0.0, 0.2), &timing(0.0, 0.2)),
                 TimeRatio::Baseline
             );
         }
         assert_eq!(TimeRatio::Baseline.value(), 1.0);
         // L = 8, k = 2: 4 of the 8 layers recomputed, 4 of 3 × 8 passes more.
         let predicted = TimeRatio::Predicted(1.0 + 4.0 / 24.0);
+        for (time, all) in [
+            ((0.0, 0.2), (0.0, 0.2)),
+            ((0.1, 0.2), (0.0, 0.2)),
+            ((0.1, 0.0), (0.0, 0.0)),
+            ((0.0, 0.0), (0.1, 0.0)),
+        ] {
+            assert_eq!(
+                time_ratio(8, 2, &timing(time.0, time.1), &timing(all.0, all.1)),
+                predicted
+            );
+        }
         assert_eq!(
-            time_ratio(8, 2, timing(0.0, 0.2), timing(0.0, 0.2)),
-            predicted
-        );
-        assert_eq!(
-            time_ratio(8, 2, timing(0.1, 0.2), timing(0.0, 0.2)),
-            predicted
-        );
-        assert_eq!(
-            time_ratio(8, 2, timing(0.1, 0.0), timing(0.0, 0.0)),
-            predicted
-        );
-        assert_eq!(
-            time_ratio(8, 2, timing(0.0, 0.0), timing(0.1, 0.0)),
-            predicted
-        );
-        assert_eq!(
-            time_ratio(8, 2, timing(13.0, 0.1), timing(10.0, 0.1)),
-            TimeRatio::Measured(1.3)
+            time_ratio(8, 2, &timing(13.0, 0.1), &timing(10.0, 0.1)).value(),
+            1.3
         );
         // 4% off each way: within (0.04 + 0.04)/0.96 ≈ 8.3%, measured; 5%
         // each: 0.1/0.95 ≈ 10.5%, over the 10% tolerance.
         assert!(matches!(
-            time_ratio(8, 2, timing(10.0, 0.4), timing(10.0, 0.4)),
+            time_ratio(8, 2, &timing(10.0, 0.4), &timing(10.0, 0.4)),
             TimeRatio::Measured(_)
         ));
         assert_eq!(
-            time_ratio(8, 2, timing(10.0, 0.5), timing(10.0, 0.5)),
+            time_ratio(8, 2, &timing(10.0, 0.5), &timing(10.0, 0.5)),
             predicted
         );
+    }
+
+    /// Three rounds of the same pair: each round's ratio (13/10, 15/10,
+    /// 12/12), their median 1.3 and range 1.0 to 1.5, which holds 1: this
+    /// interval cannot be told from keeping everything. One round too coarse
+    /// for the clock makes the whole ratio a prediction.
+    #[test]
+    fn rounds_give_a_median_and_a_range() {
+        let t = |millis| Timing { millis, error: 0.0 };
+        let ratio = time_ratio(
+            8,
+            2,
+            &[t(13.0), t(15.0), t(12.0)],
+            &[t(10.0), t(10.0), t(12.0)],
+        );
+        let TimeRatio::Measured(spread) = ratio else {
+            panic!("{ratio:?}")
+        };
+        assert_eq!(
+            (spread.median, spread.low, spread.high, spread.rounds),
+            (1.3, 1.0, 1.5, 3)
+        );
+        assert!(spread.includes(1.0) && !spread.includes(1.6));
+        let coarse = Timing {
+            millis: 10.0,
+            error: 5.0,
+        };
+        assert!(matches!(
+            time_ratio(8, 2, &[t(13.0), coarse], &[t(10.0), t(10.0)]),
+            TimeRatio::Predicted(_)
+        ));
+        assert_eq!(Spread::of(&[4.0, 1.0]).map(|s| s.median), Some(1.0));
+        assert_eq!(
+            Spread::of(&[3.0, 9.0, 1.0, 5.0]).map(|s| s.median),
+            Some(3.0)
+        );
+        assert_eq!(Spread::of(&[]), None);
     }
 }

@@ -19,6 +19,11 @@ const SETTLE_MS: i32 = 120;
 /// milliseconds: each redraws both charts and the readouts.
 const PUBLISH_MS: f64 = 300.0;
 
+/// Rounds of the sweep: each interval is timed once a round, the rounds one
+/// after another, so that a slow moment of the browser (a collection, a
+/// busy tab) falls on one round of each interval rather than on all of one.
+const ROUNDS: usize = 3;
+
 /// How often an experiment paused off screen looks again, in milliseconds.
 const OFF_SCREEN_POLL_MS: i32 = 250;
 
@@ -115,9 +120,10 @@ pub(super) async fn run_experiment(
     experiment: Experiment,
 ) {
     let sweep = params.sweep();
+    let total = sweep.len() * ROUNDS;
     progress.set(Progress {
         done: 0,
-        total: sweep.len(),
+        total,
         left_ms: None,
     });
     yield_to_browser(SETTLE_MS).await;
@@ -137,38 +143,44 @@ pub(super) async fn run_experiment(
         return;
     }
     let mut reference = None;
-    let mut pending = Vec::new();
+    let mut measured_points: Vec<LabPoint> = Vec::with_capacity(sweep.len());
     let mut published = now();
     let clock = now();
-    for (index, &every) in sweep.iter().enumerate() {
+    for done in 1..=total {
+        // Round by round, each the whole sweep.
+        let (round, index) = ((done - 1) / sweep.len(), (done - 1) % sweep.len());
+        let every = sweep[index];
         let Some((run, time)) = timed_runs(&net, every, tick, &experiment).await else {
             return; // The parameters changed; a newer experiment has started.
         };
-        let measured = run.measured();
-        let reference = reference.get_or_insert_with(|| measured.gradients.clone());
-        pending.push(LabPoint {
-            every,
-            peak_bytes: measured.peak_bytes,
-            time,
-            recomputed_layers: measured.recomputed_layers,
-            gradient_difference: measured.gradients.max_relative_difference(reference),
-        });
-        let done = index + 1;
-        if done < sweep.len() && now() - published < PUBLISH_MS {
+        if round == 0 {
+            let measured = run.measured();
+            let reference = reference.get_or_insert_with(|| measured.gradients.clone());
+            measured_points.push(LabPoint {
+                every,
+                peak_bytes: measured.peak_bytes,
+                times: vec![time],
+                recomputed_layers: measured.recomputed_layers,
+                gradient_difference: measured.gradients.max_relative_difference(reference),
+            });
+        } else if let Some(point) = measured_points.get_mut(index) {
+            point.times.push(time);
+        }
+        if done < total && now() - published < PUBLISH_MS {
             continue;
         }
         // The charts and readouts redraw in a task of their own, not after a chunk.
         if !rest(&experiment).await {
             return;
         }
-        points.update(|all| all.append(&mut pending));
+        points.set(measured_points.clone());
         experiment.redraw_charts().await;
         published = now();
         let pace = (published - clock) / done as f64;
         progress.set(Progress {
             done,
-            total: sweep.len(),
-            left_ms: Some(pace * (sweep.len() - done) as f64),
+            total,
+            left_ms: Some(pace * (total - done) as f64),
         });
         yield_to_browser(0).await;
     }
@@ -182,13 +194,15 @@ pub(super) fn status(progress: Progress) -> String {
         left_ms,
     } = progress;
     if done >= total {
-        return format!("Done: {total} runs, each a full forward and backward pass");
+        return format!(
+            "Done: {total} timings, each interval {ROUNDS} times, each run a full forward and backward pass"
+        );
     }
     match left_ms.filter(|&ms| ms >= 1500.0) {
         Some(ms) => format!(
-            "Running in your browser: {done} of {total} runs done, about {:.0} s left",
+            "Running in your browser: {done} of {total} timings done, about {:.0} s left",
             ms / 1000.0
         ),
-        None => format!("Running in your browser: {done} of {total} runs done"),
+        None => format!("Running in your browser: {done} of {total} timings done"),
     }
 }

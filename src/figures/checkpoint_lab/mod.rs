@@ -18,10 +18,10 @@ use super::param::{whole, Param};
 use crate::hooks::{clock_tick, now, page_hidden, use_on_screen, yield_to_browser};
 use crate::model::checkpoint::{
     best_every, extra_compute, predicted_peak_tensors, predicted_recomputed, predicted_time,
-    time_ratio, Network, Run, Stopwatch, TimeRatio, Timing, VALUE_BYTES,
+    time_ratio, Network, Run, Spread, Stopwatch, TimeRatio, Timing, VALUE_BYTES,
 };
 use crate::model::query::NumberSpec;
-use crate::model::units::{trimmed, Bytes, Fraction};
+use crate::model::units::{format_ratio, trimmed, Bytes, Fraction};
 use crate::widgets::{
     draw_line_chart, num, rows, AxisLabel, Canvas, Equation, Equations, InWords, LineChart,
     Palette, Piece, PlotCanvas, Readout, ReadoutData, Series, Unit,
@@ -107,11 +107,19 @@ impl LabParams {
 pub struct LabPoint {
     pub every: usize,
     pub peak_bytes: usize,
-    /// The time of one run (one training step).
-    pub time: Timing,
+    /// The time of one run (one training step), in each round of the experiment.
+    pub times: Vec<Timing>,
     pub recomputed_layers: usize,
     /// Largest relative difference from the keep-everything gradients.
     pub gradient_difference: f64,
+}
+
+impl LabPoint {
+    /// The median of its rounds' times, in milliseconds.
+    fn millis(&self) -> f64 {
+        let millis: Vec<f64> = self.times.iter().map(|t| t.millis).collect();
+        Spread::of(&millis).map_or(0.0, |s| s.median)
+    }
 }
 
 /// Everything the lab view draws.
@@ -307,7 +315,7 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
             )
         }),
         time_ratio: mine.zip(keep_all).map(|(m, all)| {
-            let ratio = time_ratio(layers, k, m.time, all.time);
+            let ratio = time_ratio(layers, k, &m.times, &all.times);
             let readout = ReadoutData::ratio(
                 "time-ratio",
                 "Time against keeping everything",
@@ -318,6 +326,16 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
                 TimeRatio::Predicted(_) => readout.with_note(
                     "predicted: the runs were too quick for your browser's clock to time",
                 ),
+                TimeRatio::Measured(spread) if spread.rounds > 1 => {
+                    let mut note = format!("median of {} rounds, ", spread.rounds);
+                    note += &format_ratio(spread.low, 2);
+                    note += " to ";
+                    note += &format_ratio(spread.high, 2);
+                    if spread.includes(1.0) {
+                        note += ": within the noise, no slower than keeping everything";
+                    }
+                    readout.with_note(note)
+                }
                 TimeRatio::Baseline | TimeRatio::Measured(_) => readout,
             }
         }),
@@ -377,7 +395,7 @@ pub fn chart(which: LabChart, lab: &LabData, points: &[LabPoint]) -> LineChart {
             let base = points
                 .iter()
                 .find(|p| p.every == 1)
-                .map_or(0.0, |p| p.time.millis);
+                .map_or(0.0, LabPoint::millis);
             (
                 "Time per step (ms) against k",
                 (1..=layers)
@@ -385,7 +403,7 @@ pub fn chart(which: LabChart, lab: &LabData, points: &[LabPoint]) -> LineChart {
                     .collect(),
                 points
                     .iter()
-                    .map(|p| (p.every as f64, p.time.millis))
+                    .map(|p| (p.every as f64, p.millis()))
                     .collect(),
             )
         }
@@ -608,7 +626,7 @@ mod tests {
                 LabPoint {
                     every,
                     peak_bytes: m.peak_bytes,
-                    time: time(every),
+                    times: vec![time(every)],
                     recomputed_layers: m.recomputed_layers,
                     gradient_difference: m.gradients.max_relative_difference(&reference.gradients),
                 }
@@ -759,6 +777,29 @@ mod tests {
         assert!(pairs.is_empty());
     }
 
+    /// Issue 21: one noisy timing read as a finding (4.47× next to 29.2%
+    /// more compute). Three rounds whose ratios are 13/10, 15/10 and 12/12:
+    /// the readout is their median, 1.30×, and its note gives the range and
+    /// says that 1 is inside it.
+    #[test]
+    fn a_ratio_within_the_rounds_noise_says_so() {
+        let params = lab(8, 2, 16, 1);
+        let t = |millis| Timing { millis, error: 0.0 };
+        let mut points = runs(&params, |_| t(1.0));
+        for point in &mut points {
+            point.times = match point.every {
+                1 => vec![t(10.0), t(10.0), t(12.0)],
+                _ => vec![t(13.0), t(15.0), t(12.0)],
+            };
+        }
+        let ratio = data(&params, &points).time_ratio.unwrap();
+        assert_eq!(ratio.text, "1.30×");
+        assert_eq!(
+            ratio.note.as_deref(),
+            Some("median of 3 rounds, 1.00× to 1.50×: within the noise, no slower than keeping everything")
+        );
+    }
+
     #[test]
     fn the_status_says_how_long_is_left() {
         assert_eq!(
@@ -767,7 +808,7 @@ mod tests {
                 total: 12,
                 left_ms: Some(9600.0)
             }),
-            "Running in your browser: 2 of 12 runs done, about 10 s left"
+            "Running in your browser: 2 of 12 timings done, about 10 s left"
         );
         assert_eq!(
             status(Progress {
@@ -775,7 +816,7 @@ mod tests {
                 total: 12,
                 left_ms: None
             }),
-            "Done: 12 runs, each a full forward and backward pass"
+            "Done: 12 timings, each interval 3 times, each run a full forward and backward pass"
         );
     }
 }
