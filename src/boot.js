@@ -51,7 +51,7 @@ const check = (form) => {
 };
 const restore = (root) => {
   for (const form of root.querySelectorAll('form[data-question]')) {
-    if (store?.getItem(`parallax:${form.dataset.question}`)) answered(form, 'right', 'Right.');
+    if (store?.getItem(`parallax:${form.dataset.question}`)) answered(form, 'right', 'Answered right before, in this browser.');
   }
 };
 addEventListener('submit', (event) => {
@@ -121,12 +121,14 @@ const describe = (number) => {
 const step = (number, steps) => {
   const slider = sliderOf(number);
   if (!slider) return;
-  if (steps > 0) slider.stepUp(steps); else slider.stepDown(-steps);
+  const [min, max, step] = ['min', 'max', 'step'].map((name) => Number(slider[name]));
+  slider.value = Math.min(max, Math.max(min, Math.round((Number(slider.value) - min) / step + steps) * step + min));
   slider.dispatchEvent(new Event('input', { bubbles: true }));
   requestAnimationFrame(() => describe(number));
 };
 addEventListener('focusin', (event) => event.target.dataset?.drives && describe(event.target));
-const KEY_STEPS = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+// Home and End: as many steps as the slider has, which stop at its ends.
+const KEY_STEPS = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10, Home: -1e6, End: 1e6 };
 addEventListener('keydown', (event) => {
   const number = event.target.closest?.('[data-drives]');
   if (number && KEY_STEPS[event.key]) {
@@ -138,6 +140,7 @@ addEventListener('pointerdown', (event) => {
   const number = event.target.closest?.('[data-drives]');
   if (!number || event.button !== 0) return;
   event.preventDefault();
+  number.focus();
   number.setPointerCapture(event.pointerId);
   let from = event.clientX;
   const drag = (move) => {

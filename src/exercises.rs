@@ -13,6 +13,7 @@ use crate::model::pipeline::{bubble, Schedule};
 use crate::model::presets::DEFAULT_MODEL;
 use crate::model::tensor::sent_per_gpu_per_layer;
 use crate::model::three_d::Layout;
+use crate::model::units::group_thousands;
 use crate::widgets::NumberQuestion;
 
 /// A numeric exercise: its answer and worked solution come from the estimator.
@@ -92,7 +93,7 @@ pub const EXERCISES: [Exercise; 9] = [
             let gradient = TrainingState::full(DEFAULT_MODEL.params(), BytesPerParam::MIXED_PRECISION_ADAM).gradients;
             ring_allreduce_sent(gradient, 64).value() / 1e9
         },
-        solution: |a| format!("2 × 63/64 × 13.48 GB = {a:.1} GB: almost exactly twice the gradient, whatever N is."),
+        solution: |a| format!("2 × 63/64 × 13.48 GB (the 13.5 GB of the question, to four figures) = {a:.1} GB: almost exactly twice the gradient, whatever N is."),
     },
     Exercise {
         id: "tp-8-layer",
@@ -110,7 +111,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.0,
         hint: "The three degrees multiply.",
         answer: || f64::from(RUN_3D.gpus()),
-        solution: |a| format!("8 × 8 × 16 = {a:.0} GPUs, or {} nodes of 8.", RUN_3D.nodes(8)),
+        solution: |a| format!("8 × 8 × 16 = {} GPUs, or {} nodes of 8.", group_thousands(a), RUN_3D.nodes(8)),
     },
     Exercise {
         id: "compute-70b",

@@ -115,7 +115,7 @@ pub fn UnitsToggle(
                     <p class="settings__note">
                         "GB is 10⁹ bytes, as GPU makers and the papers count; GiB is 2³⁰ bytes, as "
                         <code>"nvidia-smi"</code>
-                        " and operating systems count, so 80 GB is 74.5 GiB. Only the readouts change; the text keeps GB."
+                        " and operating systems count, so 80 GB is 74.5 GiB. The readouts and the numbers quoting them change; the rest of the text keeps GB."
                     </p>
                 })}
             </div>

@@ -133,7 +133,7 @@ fn live_number(name: &str) -> String {
         panic!("{{{{{name}}}}}: {slug} has no readout {id} nor a slider of that key")
     });
     format!(
-        r#"<span class="prose-number prose-number--drives" data-of="{slug}" data-shows="{id}" data-follows="input[data-param='{id}'] ~ .control__value" data-drives="{id}" role="slider" tabindex="0" aria-label="{label}" aria-valuemin="{min}" aria-valuemax="{max}" aria-valuenow="{value}" aria-valuetext="{text}" title="Drag sideways, or press the arrow keys">{text}</span>"#,
+        r#"<span class="prose-number prose-number--drives" data-of="{slug}" data-follows="input[data-param='{id}'] ~ .control__value" data-drives="{id}" role="slider" tabindex="0" aria-label="{label}" aria-valuemin="{min}" aria-valuemax="{max}" aria-valuenow="{value}" aria-valuetext="{text}">{text}</span>"#,
         label = escape(slider.label),
         min = slider.min,
         max = slider.max,

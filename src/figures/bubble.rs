@@ -13,7 +13,7 @@ use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline
 use crate::model::choice::Choice;
 use crate::model::pipeline::{bubble, Schedule};
 use crate::model::schedule::fewest_micro_batches_below;
-use crate::model::units::Fraction;
+use crate::model::units::{counted, Fraction};
 use crate::widgets::{
     draw_line_chart, num, AxisLabel, Canvas, Equation, LineChart, NumberQuestion, Palette, Piece,
     PlotCanvas, Readout, ReadoutData, Series, Unit,
@@ -117,9 +117,9 @@ pub fn data(params: &BubbleParams) -> BubbleData {
     let needed = fewest_micro_batches_below(pipeline.schedule, p, pipeline.chunks, TARGET);
     let needed_text = needed.map_or_else(|| "none".to_string(), |m| m.to_string());
     let summary = format!(
-        "With {p} stages and {m} micro-batches, {schedule} idles each GPU for {bubble} of the step. The chart shows \
+        "With {p} stages and {m}, {schedule} idles each GPU for {bubble} of the step. The chart shows \
          the bubble falling slowly as micro-batches are added, for each schedule; GPipe and 1F1B share one curve.",
-        m = timeline.simulated.micro_batches,
+        m = counted(f64::from(timeline.simulated.micro_batches), "micro-batch", "micro-batches"),
         schedule = pipeline.schedule.label(),
         bubble = Fraction(value),
     );

@@ -16,7 +16,7 @@ use crate::model::pipeline::{bubble, runnable_micro_batches, stage_layers, Sched
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::schedule::{simulate, BlockKind, Timeline as Simulated};
-use crate::model::units::Fraction;
+use crate::model::units::{counted, Fraction};
 use crate::widgets::rows;
 
 pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 8.0);
@@ -255,16 +255,17 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
         axis_caption: format!("Time runs right: {} units, a forward through a whole stage being one", units_text(total)),
         note: (m != pipeline.micro).then(|| {
             format!(
-                "The interleaved schedule sends micro-batches through in groups of {p}, so {} micro-batches are rounded up to {m}.",
-                pipeline.micro
+                "The interleaved schedule sends micro-batches through in groups of {p}, so {} {} rounded up to {m}.",
+                counted(f64::from(pipeline.micro), "micro-batch", "micro-batches"),
+                if pipeline.micro == 1 { "is" } else { "are" }
             )
         }),
         bubble: simulated.bubble(),
         basis: format!(
-            "Compared at p = {p} stages and m = {} micro-batches{}, a forward F taking one unit and a backward B two in \
+            "Compared at p = {p} stages and m = {}{}, a forward F taking one unit and a backward B two in \
              every schedule. B is the whole backward for GPipe, 1F1B and interleaving; for ZB-H1 it is only the input \
              gradient, and W, the weight gradient, is the other unit.",
-            pipeline.micro,
+            counted(f64::from(pipeline.micro), "micro-batch", "micro-batches"),
             if v > 1 { format!(", v = {v} chunks") } else { String::new() },
         ),
         cards: cards(pipeline.schedule, p, pipeline.micro, pipeline.chunks),

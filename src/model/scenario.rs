@@ -352,11 +352,25 @@ impl Scenario {
         arch
     }
 
+    /// Whether the URL changes the preset's weights: a field other than the
+    /// sequence (which sets the activations, not the parameters) set to a
+    /// value of its own.
+    pub fn reshaped(&self) -> bool {
+        let mut preset = self.model.arch;
+        self.arch_overrides.iter().any(|&(key, value)| {
+            key != SEQ.key
+                && ARCH_FIELDS
+                    .iter()
+                    .find(|(spec, _)| spec.key == key)
+                    .is_some_and(|(_, field)| *field(&mut preset) != value)
+        })
+    }
+
     /// Ψ: the parameter count behind the training state: the URL's, else
     /// the model's (its quoted count unless the URL reshapes it).
     pub fn params(&self) -> f64 {
         self.params_override.unwrap_or_else(|| {
-            if self.arch_overrides.is_empty() {
+            if !self.reshaped() {
                 self.model.params()
             } else {
                 self.arch().exact_parameter_count()

@@ -194,9 +194,7 @@ pub(super) fn status(progress: Progress) -> String {
         left_ms,
     } = progress;
     if done >= total {
-        return format!(
-            "Done: {total} timings, each interval {ROUNDS} times, each run a full forward and backward pass"
-        );
+        return format!("Done: {total} timings, {ROUNDS} rounds of full training steps");
     }
     match left_ms.filter(|&ms| ms >= 1500.0) {
         Some(ms) => format!(

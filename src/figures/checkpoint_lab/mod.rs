@@ -213,7 +213,8 @@ fn equations(
             rows: vec![
                 vec![Piece::Op("≈"), Piece::Sqrt(vec![l])],
                 vec![Piece::Op("≈"), Piece::Sqrt(vec![num(layers)]), Piece::Op("≈"), num(trimmed((layers as f64).sqrt(), 3))],
-                vec![Piece::Value(best.text.clone(), best.id)],
+                // The whole interval nearest the root: about it, not equal to it.
+                vec![Piece::Op("≈"), Piece::Value(best.text.clone(), best.id)],
             ],
         },
     ]
@@ -816,7 +817,7 @@ mod tests {
                 total: 12,
                 left_ms: None
             }),
-            "Done: 12 timings, each interval 3 times, each run a full forward and backward pass"
+            "Done: 12 timings, 3 rounds of full training steps"
         );
     }
 }

@@ -155,7 +155,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             params.scenario.model.name,
             Count(params.scenario.model.params())
         )
-    } else if params.model_chosen && !params.scenario.arch_overrides.is_empty() {
+    } else if params.model_chosen && params.scenario.reshaped() {
         format!(
             "{} parameters in {}'s shape, resized by the link: {dimensions}",
             Count(plan.params),

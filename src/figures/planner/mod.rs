@@ -634,7 +634,7 @@ mod tests {
         for part in [
             "A step of 1,024 sequences",
             "The batch asked for, 1,536 sequences, does not divide into whole micro-batches of 1 on each of the 1,024 replicas: each runs 1 micro-batch, so a step runs 1,024",
-            "the other 512 wait",
+            "(512 sequences wait for a later step)",
         ] {
             assert!(d.timing.contains(part), "{part}: {}", d.timing);
         }

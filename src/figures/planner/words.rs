@@ -161,7 +161,7 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
             counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
             group_thousands(run),
             if run < plan.batch {
-                format!(" (the other {} wait for a later step)", group_thousands(plan.batch - run))
+                format!(" ({} for a later step)", counted(plan.batch - run, "sequence waits", "sequences wait"))
             } else {
                 String::new()
             }
