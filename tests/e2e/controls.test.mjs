@@ -33,13 +33,16 @@ function urlNumber(text) {
   return Number(match[1]) * { '': 1, k: 1e3, m: 1e6, b: 1e9, t: 1e12 }[match[2].toLowerCase()];
 }
 
+/** The keys whose sliders run on a log scale (figures/shared.rs: training tokens, 1B to 1,000T). */
+const LOG_SCALE = new Set(['tokens']);
+
 /**
- * Runs `act` on `slug`'s control `key`, then checks what a reader would see:
+ * Runs `act` on `slug`'s control `key` (a slider's when `slider`), then checks what a reader would see:
  * the URL names this figure (`step=`) and holds the value `act` returns for
  * the key (or leaves the key out, at its default), and no other figure's
  * readouts moved. Returns whether this figure's did.
  */
-async function acted(page, slug, key, act) {
+async function acted(page, slug, key, act, slider = false) {
   const before = await figureValues(page);
   const urlBefore = page.url();
   const expected = await act();
@@ -49,7 +52,9 @@ async function acted(page, slug, key, act) {
     if (url.searchParams.get('step') !== slug) return false;
     const written = url.searchParams.get(key);
     if (written === null) return page.url() !== urlBefore || expected === undefined;
-    return typeof expected === 'number' ? urlNumber(written) === expected : written === expected;
+    if (typeof expected !== 'number') return written === expected;
+    // A log-scale slider's position is log10 of the value, which the URL writes to three figures.
+    return slider && LOG_SCALE.has(key) ? Number(urlNumber(written).toPrecision(3)) === Number((10 ** expected).toPrecision(3)) : urlNumber(written) === expected;
   };
   const deadline = Date.now() + 3000;
   while (!holds() && Date.now() < deadline) await page.waitForTimeout(25);
@@ -97,7 +102,7 @@ async function drag(page, slider, fraction) {
 async function useByMouse(page, slug, control) {
   const section = page.locator(`section.figure[id="${slug}"]`);
   let moved = false;
-  const use = async (act) => (moved = (await acted(page, slug, control.key, act)) || moved);
+  const use = async (act, slider) => (moved = (await acted(page, slug, control.key, act, slider)) || moved);
   if (control.kind === 'radio') {
     const group = section.locator(`fieldset[data-param="${control.key}"]`);
     const values = await group.locator('input[type=radio]').evaluateAll((radios) => radios.map((r) => r.value));
@@ -126,7 +131,7 @@ async function useByMouse(page, slug, control) {
     const output = section.locator(`output[for="${control.id}"]`);
     for (const fraction of [0.6, 0.2]) {
       const [before, shown] = [await slider.inputValue(), await output.textContent()];
-      await use(() => drag(page, slider, fraction));
+      await use(() => drag(page, slider, fraction), true);
       if ((await slider.inputValue()) !== before) {
         assert.notEqual(await output.textContent(), shown, `${slug} ${control.key}: its value text follows the thumb`);
       }
@@ -177,9 +182,10 @@ async function useByKeyboard(page, slug, control) {
       const value = await element.inputValue();
       return control.kind === 'range' ? Number(value) : value;
     };
-    await acted(page, slug, control.key, () => key(forward));
+    const slider = control.kind === 'range';
+    await acted(page, slug, control.key, () => key(forward), slider);
     // At the end of its range the other way moves it.
-    if ((await element.inputValue()) === before) await acted(page, slug, control.key, () => key(back));
+    if ((await element.inputValue()) === before) await acted(page, slug, control.key, () => key(back), slider);
     assert.notEqual(await element.inputValue(), before, `${slug} ${control.key}: arrow keys change it`);
   }
 }
