@@ -77,7 +77,8 @@ try {
 // origin, a browser without it), the app simply works online only.
 navigator.serviceWorker?.register(new URL('sw.js', tag.src).href).catch(() => {});
 // An embedded figure is built by now: its question, answered before, shows so.
-restore(document);
+const embedded = document.querySelector('main.embed');
+if (embedded) restore(embedded);
 // Each figure of the page, once the app has built it (as it nears the
 // screen): its questions answered before show so, and the numbers in the
 // prose that follow it ({{figure.readout}} and {{figure.key}} in

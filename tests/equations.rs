@@ -37,23 +37,7 @@ fn values(equation: &Equation) -> Vec<(&'static str, String)> {
 
 /// A number as the equation writes it: `6.74`, `4,096`, `13.5 GB`, `2.3%`, `1.07 GB`.
 fn number(text: &str) -> f64 {
-    let text = text.replace(',', "");
-    let units = [
-        ("GB", 1e9),
-        ("MB", 1e6),
-        ("KB", 1e3),
-        ("TB", 1e12),
-        ("B", 1.0),
-        ("%", 0.01),
-    ];
-    for (unit, scale) in units {
-        if let Some(body) = text.strip_suffix(unit) {
-            return body.trim().parse::<f64>().unwrap() * scale;
-        }
-    }
-    text.trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("not a number: {text}"))
+    shown(text).map_or_else(|| panic!("not a number: {text}"), |(value, _)| value)
 }
 
 /// Evaluates a row of substituted values: products (× or side by side)

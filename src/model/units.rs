@@ -248,10 +248,16 @@ impl Bytes {
     }
 }
 
+/// Decimals enough that rounding moves a number by at most `error` (half a
+/// unit of the last digit), at most nine.
+fn decimals_within(error: f64) -> usize {
+    (1.0 / (2.0 * error)).log10().ceil().clamp(0.0, 9.0) as usize
+}
+
 /// `value` with as many decimals as keep its rounding within `error`, and
 /// no trailing zeros: `8`, `4.667`.
 pub fn within(value: f64, error: f64) -> String {
-    let decimals = (1.0 / (2.0 * error)).log10().ceil().clamp(0.0, 9.0) as usize;
+    let decimals = decimals_within(error);
     let text = format!("{value:.decimals$}");
     if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -288,7 +294,7 @@ impl Bytes {
         let shown = self.to_string();
         let (number, unit) = shown.split_once(' ').unwrap_or((&shown, "B"));
         let scale = decimal_byte_unit(unit);
-        let needed = (scale / (2.0 * error)).log10().ceil().clamp(0.0, 9.0) as usize;
+        let needed = decimals_within(error / scale);
         let decimals = needed.max(number.split_once('.').map_or(0, |(_, d)| d.len()));
         if decimals == 0 {
             return shown;

@@ -546,6 +546,16 @@ impl Params for PlannerParams {
 mod tests {
     use super::*;
 
+    /// The planner's parameters for a query, its notices dropped.
+    fn params_for(query: &str) -> PlannerParams {
+        PlannerParams::from_query(&Query::parse(query), &mut Vec::new())
+    }
+
+    /// What the planner shows for a query.
+    fn read(query: &str) -> PlannerData {
+        data(&params_for(query))
+    }
+
     /// Found by the full-page controls test: choosing Llama 2 7B (the shared
     /// default model, not the planner's) wrote no `model`, and the link
     /// opened on the 70B example.
@@ -578,10 +588,15 @@ mod tests {
     #[test]
     fn a_model_preset_brings_its_own_size_unless_params_is_given() {
         let mut notices = Vec::new();
-        let read = |search| PlannerParams::from_query(&Query::parse(search), &mut Vec::new());
-        assert_eq!(read("model=llama3-8b").scenario.params(), 8_030_261_248.0);
-        assert_eq!(read("model=llama3-8b&params=9B").scenario.params(), 9e9);
-        let p = read("params=175B");
+        assert_eq!(
+            params_for("model=llama3-8b").scenario.params(),
+            8_030_261_248.0
+        );
+        assert_eq!(
+            params_for("model=llama3-8b&params=9B").scenario.params(),
+            9e9
+        );
+        let p = params_for("params=175B");
         assert_eq!(p.scenario.model.id, "gpt3-175b");
         let mut pairs = Vec::new();
         p.write(&mut pairs);
@@ -599,12 +614,6 @@ mod tests {
     /// width (Llama 3 70B: 80 layers, width 8,192) and says so.
     #[test]
     fn a_typed_size_over_a_preset_says_whose_shape_it_has() {
-        let read = |search| {
-            data(&PlannerParams::from_query(
-                &Query::parse(search),
-                &mut Vec::new(),
-            ))
-        };
         let shape = read("model=llama3-70b&params=13B").shape;
         assert!(
             shape.starts_with("13.0B parameters in Llama 3 70B's shape (its size is 70.6B): 80 layers, width 8,192"),
@@ -613,6 +622,18 @@ mod tests {
         assert!(read("model=llama3-70b")
             .shape
             .starts_with("Llama 3 70B: 80 layers"));
+        // A sequence length, even the preset's own, reshapes no weight (a newcomer's pass
+        // found "resized by the link" and Llama 2 7B's 6.74B become 6.738B).
+        for query in ["model=gpt3-175b&seq=2048", "model=llama2-7b&seq=8192"] {
+            assert!(!read(query).shape.contains("resized"), "{query}");
+        }
+        assert_eq!(
+            params_for("model=llama2-7b&seq=8192").scenario.params(),
+            6.74e9
+        );
+        assert!(read("model=llama2-7b&layers=40")
+            .shape
+            .contains("resized by the link"));
     }
 
     /// Issue 21's case: 1,536 sequences over 1,024 data-parallel replicas
@@ -622,7 +643,7 @@ mod tests {
     #[test]
     fn a_batch_that_does_not_divide_runs_what_divides_and_says_so() {
         let query = "model=gpt3-175b&gpu=a100-80gb&gpus=1024&batch=1536&seq=2048&tp=1&pp=1";
-        let params = PlannerParams::from_query(&Query::parse(query), &mut Vec::new());
+        let params = params_for(query);
         let plan = params.plan();
         assert_eq!(plan.sequences_run(), 1024.0);
         let flop = plan.estimate().step_flop.value();
@@ -639,11 +660,9 @@ mod tests {
             assert!(d.timing.contains(part), "{part}: {}", d.timing);
         }
         // A batch that divides says nothing of it.
-        let even = PlannerParams::from_query(
-            &Query::parse("model=gpt3-175b&gpus=1024&batch=2048&tp=1&pp=1"),
-            &mut Vec::new(),
-        );
-        assert!(!data(&even).timing.contains("batch asked for"));
+        assert!(!read("model=gpt3-175b&gpus=1024&batch=2048&tp=1&pp=1")
+            .timing
+            .contains("batch asked for"));
     }
 
     /// The module's "Try": 16 × 70e9 = 1,120 GB on each of 8 GPUs; ZeRO-3
@@ -668,7 +687,7 @@ mod tests {
     /// layer's 0.7 GB: 76.1 GB, which fits in 77.
     #[test]
     fn two_verdicts_for_the_modules_try() {
-        let params = PlannerParams::from_query(&Query::parse("stage=3&gpus=16"), &mut Vec::new());
+        let params = params_for("stage=3&gpus=16");
         let d = data(&params);
         assert_eq!((d.state_fits.value, d.fits.value), (1.0, 0.0));
         assert!(
@@ -728,12 +747,6 @@ mod tests {
     /// in each of 32 layers; and each GPU's activations are a quarter of cp = 1's.
     #[test]
     fn context_parallelism() {
-        let read = |query| {
-            data(&PlannerParams::from_query(
-                &Query::parse(query),
-                &mut Vec::new(),
-            ))
-        };
         let d = read("model=llama3-8b&gpus=64&cp=4&seq=131072&batch=16&recompute=selective");
         let expected = 9.0 * 32768.0 * 2.0 * 1024.0 * 2.0 * 32.0;
         assert_eq!(d.cp_traffic.value, expected);
