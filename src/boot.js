@@ -31,7 +31,9 @@ const readAnswer = (typed, unit) => {
     digits: (whole + decimals).replace(/^0+/, '').length,
   };
 };
+// An answer read, right or not, opens the way to the worked solution.
 const answered = (form, verdict, text) => {
+  if (verdict !== 'unreadable') form.dataset.tried = '';
   const feedback = form.querySelector('.question__feedback');
   feedback.dataset.verdict = verdict;
   feedback.textContent = text;
@@ -61,6 +63,21 @@ addEventListener('submit', (event) => {
   check(form);
 });
 restore(document);
+// Predictions (widgets/question.rs): an option chosen lets "Reveal" show
+// whether it is the answer the fieldset holds (data-answer), and why.
+addEventListener('change', (event) => {
+  const question = event.target.closest?.('[data-prediction]');
+  if (question) question.querySelector('button').disabled = false;
+});
+addEventListener('click', (event) => {
+  const question = event.target.closest?.('[data-prediction]');
+  const chosen = question?.querySelector('input:checked');
+  if (!chosen || event.target.localName !== 'button') return;
+  const answer = question.querySelector('.question__answer');
+  answer.firstChild.textContent = chosen.value === question.dataset.answer ? 'You predicted right. ' : 'Not quite. ';
+  answer.hidden = false;
+  for (const input of question.querySelectorAll('input, button')) input.disabled = true;
+});
 
 const tag = document.querySelector('script[data-parallax-js]');
 try {
@@ -105,16 +122,18 @@ for (const holder of document.querySelectorAll('[data-live]')) {
   }
 }
 // Numbers in the prose that set a figure's parameter ({{figure.key}} in
-// src/content, marked data-drives): the arrow keys step them and a sideways
-// drag slides them. Each moves the figure's own slider, so the figure, the
-// URL and the number itself follow exactly as they do from the slider.
+// src/content, marked data-drives and data-of, the figure): the arrow keys
+// step them and a sideways drag slides them. A diagram marked data-drives
+// (the data-parallel ring, the pipeline timelines) slides its own figure's
+// slider the same way. Each moves the figure's own slider, so the figure,
+// the URL and the number itself follow exactly as they do from the slider.
 const PIXELS_A_STEP = 6;
-const sliderOf = (number) => document.getElementById(number.dataset.of)
+const sliderOf = (number) => (number.dataset.of ? document.getElementById(number.dataset.of) : number.closest('.figure__body'))
   ?.querySelector(`input[type=range][data-param="${number.dataset.drives}"]`);
-// What a screen reader says of the number: its slider's range and position.
+// What a screen reader says of a prose number: its slider's range and position.
 const describe = (number) => {
   const slider = sliderOf(number);
-  if (!slider) return;
+  if (!slider || number.getAttribute('role') !== 'slider') return;
   for (const name of ['min', 'max']) number.setAttribute(`aria-value${name}`, slider[name]);
   number.setAttribute('aria-valuenow', slider.value);
   number.setAttribute('aria-valuetext', number.textContent);

@@ -58,7 +58,7 @@ pub const EXERCISES: [Exercise; 9] = [
     },
     Exercise {
         id: "bubble-4-8",
-        prompt: "What is the pipeline bubble, as a fraction, for 4 stages and 8 micro-batches? Work it out, then set the bubble figure above to 4 stages and 8 micro-batches to check.",
+        prompt: "What is the pipeline bubble, as a fraction, for 4 stages and 8 micro-batches? Work it out before you look back: the bubble figure opens at these settings, and its readout is the answer.",
         unit: "",
         tolerance: 0.001,
         hint: "Use (p − 1)/(m + p − 1).",
@@ -85,7 +85,7 @@ pub const EXERCISES: [Exercise; 9] = [
     },
     Exercise {
         id: "ring-64",
-        prompt: "Llama 2 7B's fp16 gradient is 13.5 GB. In a ring all-reduce over 64 GPUs, how many GB does each GPU send?",
+        prompt: "Llama 2 7B's bf16 gradient is 13.5 GB. In a ring all-reduce over 64 GPUs, how many GB does each GPU send?",
         unit: "GB",
         tolerance: 0.1,
         hint: "A ring all-reduce sends 2(N − 1)/N of the message from every GPU.",
@@ -115,10 +115,10 @@ pub const EXERCISES: [Exercise; 9] = [
     },
     Exercise {
         id: "compute-70b",
-        prompt: "Using C ≈ 6ND, how much compute does a 70-billion-parameter model need for 2 trillion tokens, in units of 10²³ FLOP?",
+        prompt: "Using C ≈ 6ΨD, how much compute does a 70-billion-parameter model need for 2 trillion tokens, in units of 10²³ FLOP?",
         unit: "",
         tolerance: 0.05,
-        hint: "Multiply 6 by the parameters and by the tokens.",
+        hint: "Multiply 6 by the parameters and by the tokens, then give how many 10²³ that is (1.5 for 1.5 × 10²³).",
         answer: || training_flop(70e9, 2e12).value() / 1e23,
         solution: |a| format!("6 × 7 × 10¹⁰ × 2 × 10¹² = {a:.1} × 10²³ FLOP."),
     },

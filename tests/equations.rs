@@ -4,34 +4,19 @@
 //! never disagree with the numbers beside it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use parallax::figures::FIGURES;
+use parallax::figures::notation::GLOSSARY;
+use parallax::figures::{Figure, FIGURES};
 use parallax::model::query::Query;
-use parallax::widgets::{Equation, Piece};
+use parallax::widgets::{Equation, Piece, Symbol};
 
 /// Every (readout id, text) an equation's pieces quote.
-fn quoted(pieces: &[Piece], out: &mut Vec<(&'static str, String)>) {
-    for piece in pieces {
-        match piece {
-            Piece::Value(text, id) => out.push((id, text.clone())),
-            Piece::Frac(top, bottom) => {
-                quoted(top, out);
-                quoted(bottom, out);
-            }
-            Piece::Sqrt(inside)
-            | Piece::Group(inside)
-            | Piece::Ceil(inside)
-            | Piece::Sum(inside) => quoted(inside, out),
-            _ => {}
-        }
-    }
-}
-
 fn values(equation: &Equation) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    quoted(&equation.left, &mut out);
-    for row in &equation.rows {
-        quoted(row, &mut out);
-    }
+    equation.each_piece(&mut |piece| {
+        if let Piece::Value(text, id) = piece {
+            out.push((*id, text.clone()));
+        }
+    });
     out
 }
 
@@ -136,6 +121,75 @@ fn shown(text: &str) -> Option<(f64, f64)> {
     })
 }
 
+/// Experts, context parallelism, a published MFU and stages that do not
+/// divide the layers (126 on 16), beside [`SETTINGS`].
+const EXTRA: [&str; 5] = [
+    "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1",
+    "model=mixtral-8x7b&gpu=h100-sxm&gpus=256&batch=256&ep=8&tp=2&stage=1",
+    "model=gpt3-175b&gpus=4096&stage=1&tp=2&pp=4&micro-batch=4&batch=1024",
+    "model=mixtral-8x7b",
+    "model=llama3-405b&gpu=h100-sxm&gpus=16384&tp=8&pp=16&sp=1&schedule=interleaved&chunks=2&stage=2&bytes=18&batch=2048&step-mfu=0.41&flop=6nd-attn",
+];
+
+/// The settings, the extra ones, the figure's example, and every slider of
+/// the figure at five positions along its range.
+fn many_settings(figure: &Figure) -> Vec<String> {
+    let sweep = (figure.native.keys)()
+        .into_iter()
+        .filter_map(|key| (figure.native.slider)(key.key).map(|s| (key.key, s)))
+        .flat_map(|(key, slider)| {
+            (0..=4).map(move |i| {
+                let value = slider.min + (slider.max - slider.min) * f64::from(i) / 4.0;
+                format!("{key}={}", value.round())
+            })
+        });
+    SETTINGS
+        .iter()
+        .chain(&EXTRA)
+        .chain([&figure.about.example])
+        .map(|query| query.to_string())
+        .chain(sweep)
+        .collect()
+}
+
+/// One notation (issue 23): every letter of every figure's equations, at
+/// many settings, has its meaning in the glossary, which gives each letter
+/// one meaning and no meaning twice. The 3D figure's n for the GPUs that
+/// every other figure calls N, or the planner defining X while `why` used
+/// it bare, fail here.
+#[test]
+fn every_letter_has_one_meaning() {
+    let key = |s: &Symbol| (s.letter, s.subscript);
+    for (index, symbol) in GLOSSARY.iter().enumerate() {
+        assert!(
+            !GLOSSARY[..index]
+                .iter()
+                .any(|s| key(s) == key(symbol) || s.meaning == symbol.meaning),
+            "{symbol:?} twice"
+        );
+        assert!(
+            !symbol.meaning.contains(['<', '&']),
+            "{symbol:?}: plain text"
+        );
+    }
+    let mut undefined = Vec::new();
+    for figure in FIGURES {
+        for query in &many_settings(figure) {
+            for equation in (figure.native.equations)(&Query::parse(query), &mut Vec::new()) {
+                for (letter, subscript, _) in equation.symbols() {
+                    let entry = format!("{}: {letter}_{subscript}", figure.slug());
+                    if !GLOSSARY.iter().any(|s| key(s) == (letter, subscript))
+                        && !undefined.contains(&entry)
+                    {
+                        undefined.push(entry);
+                    }
+                }
+            }
+        }
+    }
+    assert!(undefined.is_empty(), "not in the glossary: {undefined:?}");
+}
+
 /// The substituted values compute to the result as the page writes it:
 /// every equation whose middle row is numbers (and ends in a readout),
 /// evaluated with the numbers as shown, rounds to the shown result. A row
@@ -145,33 +199,9 @@ fn shown(text: &str) -> Option<(f64, f64)> {
 fn the_substituted_values_compute_to_the_result() {
     let mut checked = 0;
     let mut wrong = Vec::new();
-    let extra: [&str; 5] = [
-        "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1",
-        "model=mixtral-8x7b&gpu=h100-sxm&gpus=256&batch=256&ep=8&tp=2&stage=1",
-        "model=gpt3-175b&gpus=4096&stage=1&tp=2&pp=4&micro-batch=4&batch=1024",
-        "model=mixtral-8x7b",
-        // A published MFU and stages that do not divide the layers (126 on 16).
-        "model=llama3-405b&gpu=h100-sxm&gpus=16384&tp=8&pp=16&sp=1&schedule=interleaved&chunks=2&stage=2&bytes=18&batch=2048&step-mfu=0.41&flop=6nd-attn",
-    ];
     for figure in FIGURES {
-        // And every slider of the figure at five positions along its range.
-        let sweep: Vec<String> = (figure.native.keys)()
-            .iter()
-            .filter_map(|key| (figure.native.slider)(key.key).map(|s| (key.key, s)))
-            .flat_map(|(key, slider)| {
-                (0..=4).map(move |i| {
-                    let value = slider.min + (slider.max - slider.min) * f64::from(i) / 4.0;
-                    format!("{key}={}", value.round())
-                })
-            })
-            .collect();
-        for query in SETTINGS
-            .iter()
-            .chain(&extra)
-            .copied()
-            .chain([figure.about.example])
-            .chain(sweep.iter().map(String::as_str))
-        {
+        for query in &many_settings(figure) {
+            let query = query.as_str();
             let parsed = Query::parse(query);
             let readouts = (figure.native.readouts)(&parsed, &mut Vec::new());
             for equation in (figure.native.equations)(&parsed, &mut Vec::new()) {

@@ -246,7 +246,7 @@ fn cards_state_their_settings() {
     assert_eq!(
         card.settings,
         "micro-batches of 1 sequence; Interleaved 1F1B, 2 chunks a GPU; ZeRO-2; 18 bytes a parameter; \
-         FLOP 6ND + attention, recomputation none; MFU over the step 41.0%, as published."
+         FLOP 6ΨD + attention, recomputation none; MFU over the step 41.0%, as published."
     );
     let card = compare(run("GPT-3 175B"));
     assert!(

@@ -6,17 +6,17 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 
 use super::cells::Cells;
-use super::equations::{self, var};
+use super::equations;
 use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
 use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline, TimelineData};
 use crate::model::choice::Choice;
-use crate::model::pipeline::{bubble, Schedule};
+use crate::model::pipeline::{bubble, runnable_micro_batches, Schedule};
 use crate::model::schedule::fewest_micro_batches_below;
 use crate::model::units::{counted, Fraction};
 use crate::widgets::{
-    draw_line_chart, num, AxisLabel, Canvas, Equation, LineChart, NumberQuestion, Palette, Piece,
-    PlotCanvas, Readout, ReadoutData, Series, Unit,
+    draw_line_chart, AxisLabel, Canvas, Equation, LineChart, NumberQuestion, Palette, PlotCanvas,
+    Readout, ReadoutData, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<BubbleParams>(
@@ -83,7 +83,9 @@ fn chart(p: u32, chunks: u32, current: Schedule, m: u32, bubble_now: f64) -> Lin
             .enumerate()
             .map(|(index, &(label, schedules))| Series {
                 label,
+                // Only where the schedule runs m as it is (interleaving: multiples of p).
                 points: (1..=CHART_MAX_MICRO)
+                    .filter(|&m| runnable_micro_batches(schedules[0], p, m) == m)
                     .map(|m| (f64::from(m).log2(), bubble(schedules[0], p, m, chunks)))
                     .collect(),
                 colour: index,
@@ -132,16 +134,13 @@ pub fn data(params: &BubbleParams) -> BubbleData {
         Unit::Count,
     );
     let simulated = &timeline.simulated;
-    let equations = vec![
-        equations::bubble(
-            pipeline.schedule,
-            p,
-            simulated.micro_batches,
-            simulated.chunks,
-            &bubble,
-        ),
-        under_target(pipeline.schedule),
-    ];
+    let equations = vec![equations::bubble(
+        pipeline.schedule,
+        p,
+        simulated.micro_batches,
+        simulated.chunks,
+        &bubble,
+    )];
     BubbleData {
         equations,
         chart: chart(
@@ -155,47 +154,6 @@ pub fn data(params: &BubbleParams) -> BubbleData {
         bubble,
         micro_for_10pct,
         summary,
-    }
-}
-
-/// The bubble under 10% solved for m, in symbols: (p − 1)/(m + p − 1) < 0.1
-/// gives m > 9(p − 1); with v chunks m > 9(p − 1)/v (then a multiple of p);
-/// ZB-H1's (p − 1)/(3m + p − 1) gives m > 3(p − 1). The numbers are the
-/// module's question (its answer is `micro-for-10pct`, shown when the
-/// reader asks for it), so they are not filled in here.
-fn under_target(schedule: Schedule) -> Equation {
-    let (factor, chunked) = match schedule {
-        Schedule::ZeroBubbleH1 => (3.0, false),
-        Schedule::Interleaved => (9.0, true),
-        Schedule::GPipe | Schedule::OneFOneB => (9.0, false),
-    };
-    let mut bound = vec![
-        num(factor),
-        Piece::Group(vec![var("p", "pp"), Piece::Op("−"), num(1)]),
-    ];
-    if chunked {
-        bound = vec![Piece::Frac(bound, vec![var("v", "chunks")])];
-    }
-    Equation {
-        words: format!(
-            "A bubble under 10% needs m greater than {}",
-            if chunked {
-                "9 times p minus 1, over v"
-            } else if factor == 3.0 {
-                "3 times p minus 1"
-            } else {
-                "9 times p minus 1"
-            }
-        ),
-        left: vec![equations::bubble_symbol(schedule)],
-        rows: vec![
-            vec![Piece::Op("<"), num(TARGET)],
-            [
-                vec![Piece::Op("⇒"), var("m", "micro"), Piece::Op(">")],
-                bound,
-            ]
-            .concat(),
-        ],
     }
 }
 
@@ -256,11 +214,13 @@ impl Params for BubbleParams {
     }
 
     /// The module's question, with the answer (the `micro-for-10pct` readout) kept until the reader asks for it.
-    fn after(_params: Cells<Self>, data: Memo<BubbleData>) -> Option<AnyView> {
+    fn questions(_params: Cells<Self>, data: Memo<BubbleData>) -> Option<AnyView> {
         let answer =
             fewest_micro_batches_below(Schedule::GPipe, 4, 1, TARGET).map_or(0.0, f64::from);
         let solution = format!(
-            "3/(m + 3) < 0.1 means m + 3 > 30, so m > 27: {answer:.0} micro-batches (bubble {}). At 27 it is exactly 10%.",
+            "3/(m + 3) < 0.1 means m + 3 > 30, so m > 27: {answer:.0} micro-batches (bubble {}). At 27 it is exactly 10%. \
+             For any p, (p − 1)/(m + p − 1) < 0.1 needs m > 9(p − 1); interleaving v chunks divides that by v, \
+             and ZB-H1's (p − 1)/(3m + p − 1) needs only m > 3(p − 1).",
             Fraction(bubble(Schedule::GPipe, 4, answer as u32, 1))
         );
         Some(
@@ -312,6 +272,21 @@ mod tests {
 
     /// The SVG backend is a native dev-dependency only.
     #[cfg(not(target_arch = "wasm32"))]
+    /// The interleaved schedule runs only multiples of p micro-batches
+    /// (Narayanan et al. 2021, section 2.2.2): at 4 stages its curve starts
+    /// at m = 4 (x = log2 4 = 2) with 256/4 = 64 points, where GPipe's has
+    /// all 256.
+    #[test]
+    fn the_interleaved_curve_only_where_it_runs() {
+        let lines = with(4, Schedule::Interleaved).chart.lines;
+        assert_eq!(
+            (lines[1].label, lines[1].points.len()),
+            ("Interleaved 1F1B", 64)
+        );
+        assert_eq!(lines[1].points[0].0, 2.0);
+        assert_eq!(lines[0].points.len(), 256);
+    }
+
     #[test]
     fn the_chart_renders_to_svg_with_its_labels() {
         use plotters::backend::SVGBackend;

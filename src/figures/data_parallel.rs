@@ -127,7 +127,7 @@ pub fn data(params: &DpParams) -> DpData {
             batch = group_thousands(batch),
             compute = step.compute,
             verdict = if over { "is more than" } else { "fits in" },
-            capacity = gpu.memory.capacity_text(),
+            capacity = gpu.memory.capacity_in_gb(),
         )
     } else {
         String::new()
@@ -148,7 +148,7 @@ pub fn data(params: &DpParams) -> DpData {
         link = params.link.phrase(),
         time = step.allreduce,
         verdict = if over { "is more than" } else { "fits in" },
-        capacity = gpu.memory.capacity_text(),
+        capacity = gpu.memory.capacity_in_gb(),
     )
     };
     let mut figure = DpData {
@@ -241,10 +241,10 @@ fn equations(params: &DpParams, d: &DpData) -> Vec<Equation> {
         },
         Equation {
             words: format!(
-                "A step's compute on each GPU is the FLOP a token times its B over N sequences of s tokens, over the rate X: {}",
+                "A step's compute time on each GPU, T step, is the FLOP a token times its B over N sequences of s tokens, over the rate X: {}",
                 d.compute_per_step.text
             ),
-            left: vec![var("t", "compute-per-step")],
+            left: vec![Piece::Var("T", "step", "compute-per-step")],
             rows: vec![
                 vec![Piece::Frac(
                     [token_symbol, vec![Piece::Op("×"), Piece::Frac(vec![var("B", "batch")], vec![var("N", "gpus")]), Piece::Op("×"), var("s", "seq")]].concat(),
@@ -497,8 +497,10 @@ fn RingDiagram(
 ) -> impl IntoView {
     let nodes = Memo::new(move |_| step.with(|s| ring_nodes(gpus.get(), s.as_ref())));
     view! {
+        // A sideways drag on the ring moves the GPU slider (src/boot.js).
         <svg
             class="fig-dp__ring-svg"
+            data-drives="gpus"
             viewBox=format!("0 0 {RING_BOX} {RING_BOX}")
             role="img"
             aria-label=move || format!("A ring of {} GPUs, each sending to its right-hand neighbour", gpus.get())

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use super::cells::{Cell, Cells};
 use super::compare;
 use super::memory_bar::{MemoryBar, MemoryBarData};
+use super::notation::GLOSSARY;
 use super::param::{self, Param};
 #[cfg(not(target_arch = "wasm32"))]
 use super::param::{KeyDoc, SliderDoc};
@@ -17,7 +18,7 @@ use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
 use crate::model::units::Bytes;
-use crate::widgets::{rows, use_tie, Equation, Equations, InWords, Readout, ReadoutData, Symbol};
+use crate::widgets::{rows, use_tie, Equation, Equations, InWords, Readout, ReadoutData};
 
 /// A figure's parameters: everything it needs to read the URL, compute and draw.
 pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -41,9 +42,6 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
     /// The "In words" sentence.
     fn summary(data: &Self::Data) -> String;
 
-    /// The letters of [`Params::equations`] a reader may not know, explained under them.
-    const SYMBOLS: &'static [Symbol] = &[];
-
     /// The governing equations with the current values, each ending in a readout's value.
     fn equations(_data: &Self::Data) -> Vec<Equation> {
         Vec::new()
@@ -54,13 +52,15 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
         ().into_any()
     }
 
-    /// What comes after "In words" (the module's "Try" questions), if anything.
-    fn after(_params: Cells<Self>, _data: Memo<Self::Data>) -> Option<AnyView> {
+    /// The module's "Try" questions, if any: shown under the controls,
+    /// before the diagram and the readouts that answer them, so that a
+    /// reader meets the question first.
+    fn questions(_params: Cells<Self>, _data: Memo<Self::Data>) -> Option<AnyView> {
         None
     }
 
-    /// Everything under the controls: the diagram, the panel of readouts,
-    /// "In words" and what comes after. A figure whose readouts depend on
+    /// Everything under the controls: the questions, the diagram, the
+    /// panel of readouts, the equations and "In words". A figure whose readouts depend on
     /// more than its parameters (the lab's measurements) gives its own.
     fn body(params: Cells<Self>, data: Memo<Self::Data>) -> AnyView {
         let under = Memo::new(move |_| {
@@ -71,10 +71,9 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
             })
         });
         standard_body(
+            Self::questions(params, data),
             Self::diagram(params, data),
             under,
-            Self::SYMBOLS,
-            Self::after(params, data),
         )
     }
 
@@ -134,22 +133,17 @@ pub struct Under {
     pub summary: String,
 }
 
-/// The diagram, the panel of readouts, the equations, "In words" and what
-/// follows: built once for every figure, not once per figure's parameter type.
-pub fn standard_body(
-    diagram: AnyView,
-    under: Memo<Under>,
-    symbols: &'static [Symbol],
-    after: Option<AnyView>,
-) -> AnyView {
+/// The questions, the diagram, the panel of readouts, the equations and "In
+/// words": built once for every figure, not once per figure's parameter type.
+pub fn standard_body(questions: Option<AnyView>, diagram: AnyView, under: Memo<Under>) -> AnyView {
     view! {
+        {questions}
         {diagram}
         <div class="figure__readouts">
             {rows(under, |u| u.panel.as_slice(), |readout| view! { <Readout data=readout/> })}
         </div>
-        <Equations equations=Signal::derive(move || under.with(|u| u.equations.clone())) symbols=symbols/>
+        <Equations equations=Signal::derive(move || under.with(|u| u.equations.clone())) glossary=GLOSSARY/>
         <InWords text=Signal::derive(move || under.with(|u| u.summary.clone()))/>
-        {after}
     }
     .into_any()
 }
@@ -310,6 +304,7 @@ fn mount<P: Params>(cell: RwSignal<Cell>) -> Mounted {
         body: Arc::new(move || P::body(params, data)),
         // Only the figures that compare carry plan B's signals, and their code.
         plan_b: P::COMPARE.then(|| PlanB {
+            diagram: Arc::new(move || P::diagram(params, data)),
             readouts: Signal::derive(move || data.with(P::readouts)),
             memory: Signal::derive(move || data.with(P::memory)),
             summary: Signal::derive(move || data.with(P::summary)),
@@ -380,6 +375,8 @@ struct Mounted {
 }
 
 struct PlanB {
+    /// Its diagram (the 3D grid), which the controls move.
+    diagram: Arc<dyn Fn() -> AnyView + Send + Sync>,
     readouts: Signal<Vec<ReadoutData>>,
     memory: Signal<Option<MemoryBarData>>,
     summary: Signal<String>,
@@ -452,6 +449,7 @@ fn comparable(
 ) -> AnyView {
     let comparing = Memo::new(move |_| pinned.with(Option::is_some));
     let PlanB {
+        diagram,
         readouts,
         memory,
         summary,
@@ -462,6 +460,7 @@ fn comparable(
         }
         let a = Memo::new(move |_| pinned.with(|a| a.as_ref().map(|a| a.compared())));
         compare_body(
+            diagram.clone(),
             Memo::new(move |_| {
                 a.with(|a| a.as_ref().map(|a| a.readouts.clone()).unwrap_or_default())
             })
@@ -507,9 +506,10 @@ fn compare_button(toggle: Callback<()>, comparing: Memo<bool>) -> AnyView {
     .into_any()
 }
 
-/// Two plans: their memory bars on one scale, every readout side by side
+/// Two plans: plan B's diagram, their memory bars on one scale, every readout side by side
 /// with its change, and plan B in words. Built once for every figure.
 fn compare_body(
+    diagram: Arc<dyn Fn() -> AnyView + Send + Sync>,
     a: Signal<Vec<ReadoutData>>,
     b: Signal<Vec<ReadoutData>>,
     bars: Signal<Option<(MemoryBarData, MemoryBarData)>>,
@@ -530,7 +530,16 @@ fn compare_body(
             .unwrap_or_else(|| MemoryBarData::new(&[], Bytes(1.0)))
         })
     };
+    // A figure with a memory bar (the planner) pictures the two plans by
+    // their bars, on one scale; one without (3d) shows plan B's diagram.
+    let diagram = bars.with_untracked(Option::is_none).then(|| {
+        view! {
+            <p class="compare__plan">"Plan B, which the controls move"</p>
+            {diagram()}
+        }
+    });
     view! {
+        {diagram}
         {move || bars.with(Option::is_some).then(|| view! {
             <div class="compare__bars">
                 <p class="compare__plan">"Plan A"</p>

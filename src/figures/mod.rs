@@ -16,6 +16,7 @@ pub mod equations;
 pub mod figure;
 pub mod layouts;
 pub mod memory_bar;
+pub mod notation;
 pub mod param;
 pub mod shared;
 pub mod timeline;

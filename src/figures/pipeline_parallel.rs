@@ -111,16 +111,17 @@ pub fn data(params: &PpParams) -> PpData {
         (
             "Micro-batches in flight, at most",
             format!(
-                "the activations of at most {} micro-batches",
-                units_text(in_flight)
+                "the activations of at most {}",
+                counted(in_flight, "micro-batch", "micro-batches")
             ),
         )
     };
     let summary = format!(
-        "{micro} through {stages} under {schedule} leave a bubble of {bubble}: each GPU is busy {busy} of the \
+        "{micro} through {stages} under {schedule} {leave} a bubble of {bubble}: each GPU is busy {busy} of the \
          {total} time units in a step. Each GPU holds {layers} layers and {state} of training state, keeps {held} at \
          once, and passes {boundary} of activations to the next stage per {seq}-token micro-batch.",
         micro = counted(f64::from(m), "micro-batch", "micro-batches"),
+        leave = if m == 1 { "leaves" } else { "leave" },
         stages = counted(f64::from(p), "stage", "stages"),
         schedule = pipeline.schedule.label(),
         bubble = Fraction(bubble),

@@ -52,7 +52,7 @@ impl Default for TpParams {
 /// What a column of the MLP-split diagram holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Block {
-    /// The input X, the same on every GPU.
+    /// The input x, the same on every GPU.
     Input,
     /// A block of columns of W₁.
     Columns,
@@ -102,20 +102,21 @@ fn mlp_sum(t: u32) -> Equation {
     let term = |i: String| {
         vec![
             Piece::Func("φ"),
-            Piece::Group(vec![var("X", ""), Piece::Indexed("W", format!("1,{i}"))]),
+            Piece::Group(vec![var("x", ""), Piece::Indexed("W", format!("1,{i}"))]),
             Piece::Indexed("W", format!("2,{i}")),
         ]
     };
+    // GPUs 0 to t − 1, as the diagram numbers them.
     let shown: Vec<u32> = if t <= 3 {
-        (1..=t).collect()
+        (0..t).collect()
     } else {
-        vec![1, 2, t]
+        vec![0, 1, t - 1]
     };
     let mut expanded = Vec::new();
     for (position, &i) in shown.iter().enumerate() {
         if position > 0 {
             expanded.push(Piece::Op("+"));
-            if t > 3 && i == t {
+            if t > 3 && i == t - 1 {
                 expanded.extend([Piece::Op("…"), Piece::Op("+")]);
             }
         }
@@ -123,12 +124,12 @@ fn mlp_sum(t: u32) -> Equation {
     }
     Equation {
         words: format!(
-            "The MLP's output Z equals phi of X times W1, times W2: the sum over the {t} GPUs of each one's columns of W1 and rows of W2"
+            "The MLP's output Z equals phi of x times W1, times W2: the sum over the {t} GPUs of each one's columns of W1 and rows of W2"
         ),
         left: vec![var("Z", "")],
         rows: vec![
-            vec![Piece::Func("φ"), Piece::Group(vec![var("X", ""), Piece::Indexed("W", "1".to_string())]), Piece::Indexed("W", "2".to_string())],
-            [vec![Piece::Sum(vec![var("t", "tp")])], term("i".to_string())].concat(),
+            vec![Piece::Func("φ"), Piece::Group(vec![var("x", ""), Piece::Indexed("W", "1".to_string())]), Piece::Indexed("W", "2".to_string())],
+            [vec![Piece::Sum(vec![var("t", "tp"), Piece::Op("−"), num(1)])], term("i".to_string())].concat(),
             expanded,
         ],
     }
@@ -180,9 +181,9 @@ pub const BLOCK_WIDTH_PERCENT: f64 = 10.0;
 
 fn columns() -> Vec<Column> {
     [
-        (("input", "X"), "X", Block::Input),
+        (("input", "x"), "x", Block::Input),
         (("W₁ by", "columns"), "W₁", Block::Columns),
-        (("local", "φ(XW₁)"), "Y", Block::Activation),
+        (("local", "φ(xW₁)"), "Y", Block::Activation),
         (("W₂ by", "rows"), "W₂", Block::Rows),
         (("partial", "result"), "Z", Block::Partial),
     ]
@@ -397,7 +398,7 @@ fn split_diagram(rows: u32, columns: &[Column]) -> impl IntoView {
             height=height
             role="img"
             aria-label=format!(
-                "One MLP block split {rows} ways: each GPU multiplies the input X by its block of columns of W₁, applies the activation to its slice, multiplies by its block of rows of W₂, and an all-reduce sums the partial results into Z"
+                "One MLP block split {rows} ways: each GPU multiplies the input x by its block of columns of W₁, applies the activation to its slice, multiplies by its block of rows of W₂, and an all-reduce sums the partial results into Z"
             )
         >
             {columns.iter().map(|c| {

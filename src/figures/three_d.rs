@@ -123,7 +123,7 @@ pub struct ThreeDData {
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
-    /// n = t·p·d, the state per GPU and the time, with the current values.
+    /// N = t·p·d, the state per GPU and the time, with the current values.
     pub equations: Vec<Equation>,
     pub caption: String,
     pub more: Option<String>,
@@ -139,6 +139,44 @@ pub struct ThreeDData {
     pub rank_dp: ReadoutData,
     pub rank_pp: ReadoutData,
     pub summary: String,
+}
+
+/// The tensor index of the GPU a click landed on inside a cell (its place
+/// among the cell's GPUs), if it landed on one.
+fn gpu_clicked(event: &web_sys::MouseEvent) -> Option<u32> {
+    use wasm_bindgen::JsCast;
+    let target = event.target()?.dyn_into::<web_sys::Element>().ok()?;
+    let mut gpu = target.closest(".fig-3d__gpu").ok()??;
+    let mut index = 0;
+    while let Some(previous) = gpu.previous_element_sibling() {
+        index += 1;
+        gpu = previous;
+    }
+    Some(index)
+}
+
+/// The replicas of `0..d` that `drawn` (ascending) leaves out, as ranges:
+/// "DP 6–63", or "DP 5–12 and DP 14–63" when the selected replica is drawn
+/// last, further down.
+fn not_drawn(drawn: &[u32], d: u32) -> String {
+    let mut ranges = Vec::new();
+    let mut from = 0;
+    for &replica in drawn.iter().chain([&d]) {
+        if replica > from {
+            let to = replica - 1;
+            ranges.push(if to == from {
+                format!("DP {}", group_thousands(f64::from(from)))
+            } else {
+                format!(
+                    "DP {}–{}",
+                    group_thousands(f64::from(from)),
+                    group_thousands(f64::from(to))
+                )
+            });
+        }
+        from = replica + 1;
+    }
+    ranges.join(" and ")
 }
 
 /// The selected rank's groups in words: which talk over NVLink, which over the network.
@@ -251,6 +289,18 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         time = result.time,
     );
     let hidden_rows = d.saturating_sub(ROWS_DRAWN);
+    let more = (hidden_rows > 0).then(|| {
+        format!(
+            "… and {} more {} like these, not drawn: {}",
+            group_thousands(f64::from(hidden_rows)),
+            if hidden_rows == 1 {
+                "replica"
+            } else {
+                "replicas"
+            },
+            not_drawn(&replicas, d)
+        )
+    });
     let mut figure = ThreeDData {
         stages,
         rows,
@@ -262,7 +312,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         caption: format!(
             "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node."
         ),
-        more: (hidden_rows > 0).then(|| format!("… and {} more replicas like these", group_thousands(f64::from(hidden_rows)))),
+        more,
         gpus: ReadoutData::count("gpus", "GPUs", f64::from(result.gpus)),
         nodes: ReadoutData::count("nodes", "Nodes", f64::from(result.nodes)),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
@@ -283,7 +333,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
     figure
 }
 
-/// n = t × p × d; the state per GPU, Ψ/(t·p) sharded over d; and the time,
+/// N = t × p × d; the state per GPU, Ψ/(t·p) sharded over d; and the time,
 /// C/(n·X) stretched by the bubble (Narayanan et al. 2021, sections 2.3 and 3).
 fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
     let scenario = &params.scenario;
@@ -298,8 +348,8 @@ fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
     let rate = scenario.rate().sustained();
     vec![
         Equation {
-            words: format!("GPUs n equals t times p times d: {}", d.gpus.text),
-            left: vec![var("n", "gpus")],
+            words: format!("GPUs N equals t times p times d: {}", d.gpus.text),
+            left: vec![var("N", "gpus")],
             rows: vec![
                 vec![var("t", "tp"), times(), var("p", "pp"), times(), var("d", "dp")],
                 vec![num(t), times(), num(p), times(), num(dp)],
@@ -316,14 +366,14 @@ fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
         ),
         Equation {
             words: format!(
-                "Time T equals the compute C over n GPUs at rate X, divided by one minus the bubble b: {}",
+                "Time T equals the compute C over N GPUs at rate X, divided by one minus the bubble b: {}",
                 d.train_time.text
             ),
             left: vec![var("T", "train-time")],
             rows: vec![
                 vec![Piece::Frac(
                     vec![var("C", "")],
-                    vec![var("n", "gpus"), var("X", "busy-util"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
+                    vec![var("N", "gpus"), var("X", "busy-util"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
                 )],
                 vec![Piece::Frac(
                     vec![Piece::Sci(scenario.training_flop().value()), Piece::Unit("FLOP")],
@@ -447,11 +497,13 @@ impl Params for ThreeDParams {
 
     fn diagram(params: Cells<Self>, data: Memo<ThreeDData>) -> AnyView {
         let selected = Memo::new(move |_| data.with(|d| d.selected));
-        // A cell is the tensor group of (replica, stage): clicking it keeps the tensor index.
-        let select = move |replica: u32, stage: u32| {
+        // A cell is the tensor group of (replica, stage): a click on one of
+        // its GPUs selects that GPU; on the cell elsewhere, or by keyboard,
+        // the selected tensor index is kept.
+        let select = move |replica: u32, stage: u32, gpu: Option<u32>| {
             params.update(|p| {
                 let (tp, _, _) = p.layout.coordinates(p.rank);
-                p.rank = p.layout.rank(tp, replica, stage);
+                p.rank = p.layout.rank(gpu.unwrap_or(tp), replica, stage);
             })
         };
         // The grid's shape: rebuilt when it changes, not when only its labels
@@ -500,7 +552,7 @@ impl Params for ThreeDParams {
                                                             class:fig-3d__group--pipeline=move || is(|s, r, p| s.0 == r && s.1 != p)
                                                             class:fig-3d__group--data=move || is(|s, r, p| s.1 == p && s.0 != r)
                                                             aria-pressed=move || is(|s, r, p| s == (r, p)).to_string()
-                                                            on:click=move |_| select(replica.get_untracked(), stage)
+                                                            on:click=move |e| select(replica.get_untracked(), stage, gpu_clicked(&e))
                                                         >
                                                             // The button's name is its text: the node number, changed
                                                             // by every new data-parallel degree, is written once.
@@ -538,6 +590,17 @@ mod tests {
     /// The seed's 8 × 4 × 8 layout: stage columns of 32/4 = 8 layers, 6 of
     /// 8 replicas drawn; replica 1, stage 2 is ranks 8·(1 + 8·2) = 136..143
     /// in Megatron-LM's order, node 17.
+    /// Six rows are drawn: the first six replicas, or the first five and
+    /// the selected one last. The ones left out are named as ranges, so a
+    /// selected replica far down does not call those above it "below".
+    #[test]
+    fn the_replicas_not_drawn() {
+        assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 5], 8), "DP 6–7");
+        assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 5], 7), "DP 6");
+        assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 12], 64), "DP 5–11 and DP 13–63");
+        assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 1999], 2000), "DP 5–1,998");
+    }
+
     #[test]
     fn the_grid_of_the_default_layout() {
         let d = data(&ThreeDParams::default());

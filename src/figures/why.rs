@@ -68,8 +68,6 @@ pub struct WhyData {
     pub memory: MemoryBarData,
     /// How the training state adds up, for the memory bar's caption.
     pub state_caption: String,
-    /// What the time chart assumes, for its caption.
-    pub time_caption: String,
     pub training_state: ReadoutData,
     pub over_gpu: ReadoutData,
     pub compute: ReadoutData,
@@ -116,7 +114,7 @@ pub fn data(params: &WhyParams) -> WhyData {
             (
                 "weights",
                 "weights",
-                &format!("fp16 weights, {} B each", bytes.weights),
+                &format!("bf16 weights, {} B each", bytes.weights),
                 state.weights,
             ),
             (
@@ -150,7 +148,12 @@ pub fn data(params: &WhyParams) -> WhyData {
             TimeBar {
                 percent: log_percent(time.value()),
                 clipped: time.value() > AXIS_SECONDS.1,
-                readout: ReadoutData::seconds(id, label, time).with_note(note.clone()),
+                // The rate, once: under the first bar (each bar's note read as the caption thrice over).
+                readout: if gpus == 1 {
+                    ReadoutData::seconds(id, label, time).with_note(note.clone())
+                } else {
+                    ReadoutData::seconds(id, label, time)
+                },
             }
         })
         .collect();
@@ -174,7 +177,8 @@ pub fn data(params: &WhyParams) -> WhyData {
         t1024 = time_bars[2].readout.text,
         per_param = bytes.total(),
         over = format_ratio(over, 2),
-        memory = gpu.memory.capacity_text(),
+        // In GB like the total beside it (79.6 GiB against 107.8 GB read as a mix).
+        memory = gpu.memory.capacity_in_gb(),
         verdict = if fits {
             "it fits, though activations still need room beside it."
         } else {
@@ -203,7 +207,6 @@ pub fn data(params: &WhyParams) -> WhyData {
             bytes.gradients,
             bytes.k()
         ),
-        time_caption: format!("Time to train, each GPU {note}, with perfect scaling"),
         training_state,
         over_gpu: ReadoutData::ratio(
             "over-gpu",
@@ -334,7 +337,7 @@ impl Params for WhyParams {
             <div class="figure__diagram fig-why">
                 <p class="fig-why__caption">{move || data.with(|d| d.state_caption.clone())}</p>
                 <MemoryBar data=Memo::new(move |_| data.with(|d| d.memory.clone()))/>
-                <p class="fig-why__caption">{move || data.with(|d| d.time_caption.clone())}</p>
+                <p class="fig-why__caption">"Time to train with perfect scaling, every GPU at the rate under the first bar (a log axis)"</p>
                 <div class="fig-why__times">
                     {rows(data, |d| &d.time_bars, |bar| view! {
                         <div class="fig-why__time-row">

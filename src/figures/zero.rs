@@ -115,7 +115,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     };
     let groups = vec![
         group(
-            "fp16 weights",
+            "bf16 weights",
             "weights",
             "weights-per-gpu",
             full.weights,
@@ -159,7 +159,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
         smaller = format_ratio(smaller, 1),
         whole = full.total(),
         fits = if fit { "fits" } else { "does not fit" },
-        capacity = gpu.memory.capacity_text(),
+        capacity = gpu.memory.capacity_in_gb(),
         extra = sent_against_plain(params.stage, data_parallel_ratio(bytes, params.stage, 1)),
     );
     let state_per_gpu = ReadoutData::bytes("state-per-gpu", "State per GPU", total);

@@ -42,8 +42,8 @@ impl Choice for FlopCount {
 
     fn label(self) -> &'static str {
         match self {
-            FlopCount::SixNd => "6ND",
-            FlopCount::SixNdAttention => "6ND + attention",
+            FlopCount::SixNd => "6ΨD",
+            FlopCount::SixNdAttention => "6ΨD + attention",
         }
     }
 }

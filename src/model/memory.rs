@@ -3,7 +3,7 @@
 //!
 //! Source: Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training
 //! Trillion Parameter Models" (arXiv:1910.02054), section 3.1 and Figure 1:
-//! mixed-precision Adam keeps 2Ψ bytes of fp16 weights, 2Ψ of fp16 gradients
+//! mixed-precision Adam keeps 2Ψ bytes of 16-bit (bf16) weights, 2Ψ of 16-bit gradients
 //! and KΨ of fp32 optimizer state (master weights, momentum, variance), K = 12.
 
 use super::choice::Choice;
@@ -39,7 +39,7 @@ impl BytesPerParam {
         master_weights: 4.0,
         moments: 8.0,
         reduced_gradient: 2.0,
-        gradients_label: "fp16 gradients",
+        gradients_label: "bf16 gradients",
     };
 
     /// bf16 weights with gradients kept (and reduced) in fp32, as Megatron-LM

@@ -5,13 +5,14 @@
 //! figure on the page.
 
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{
-    CssStyleSheet, Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement,
-    HtmlInputElement,
-};
+use web_sys::{CssStyleSheet, Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement};
 
-/// Parts of a figure's section that are about the page, not the figure.
-const LEFT_OUT: &str = ".share, .settings__item, .step__text, .step__pager, .control__source";
+/// Parts of a figure's section that are about the page or the reader's
+/// hands, not the figure: an image shows the figure's state in its
+/// captions, readouts and equations, not in sliders and questions.
+const LEFT_OUT: &str =
+    ".share, .settings__item, .step__text, .step__pager, .figure__controls, .figure__try, \
+     .compare__bar, .fig-dp__ring-buttons, .schedules";
 
 /// An SVG file's text and its size in CSS pixels.
 pub struct FigureSvg {
@@ -108,21 +109,6 @@ pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
         _ = image.set_attribute("class", "plot-canvas");
         _ = image.set_attribute("width", &original.client_width().to_string());
         _ = blank.replace_with_with_node_1(&image);
-    }
-    // Markup keeps attributes only: write each control's state into them.
-    for input in elements::<HtmlInputElement>(&copy, "input") {
-        // Nameless, so the copy's radios never join the page's radio groups
-        // while it is measured.
-        _ = input.remove_attribute("name");
-        if matches!(input.type_().as_str(), "radio" | "checkbox") {
-            if input.checked() {
-                _ = input.set_attribute("checked", "");
-            } else {
-                _ = input.remove_attribute("checked");
-            }
-        } else {
-            _ = input.set_attribute("value", &input.value());
-        }
     }
     for part in elements::<Element>(&copy, LEFT_OUT) {
         part.remove();

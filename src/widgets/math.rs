@@ -39,7 +39,7 @@ pub enum Piece {
     Func(&'static str),
     /// A letter with a subscript computed at run time (`W₁,₃`).
     Indexed(&'static str, String),
-    /// Σ from i = 1 to the pieces given.
+    /// Σ from i = 0 to the pieces given (GPUs are numbered from 0).
     Sum(Vec<Piece>),
 }
 
@@ -48,8 +48,8 @@ pub fn num(value: impl ToString) -> Piece {
     Piece::Num(value.to_string())
 }
 
-/// What a letter in a figure's equations stands for, shown under them:
-/// `Ψ` with subscript `s`, "the parameters on the most loaded stage".
+/// What a letter in the equations stands for, listed under them: `Ψ` with
+/// subscript `s`, "the parameters on the most loaded stage".
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Symbol {
     pub letter: &'static str,
@@ -66,6 +66,50 @@ pub struct Equation {
     pub left: Vec<Piece>,
     /// Each row's right-hand side, after its relation (`=` unless given).
     pub rows: Vec<Vec<Piece>>,
+}
+
+impl Equation {
+    /// Calls `f` on every piece, those inside fractions, roots and groups
+    /// too, in the order written.
+    pub fn each_piece(&self, f: &mut impl FnMut(&Piece)) {
+        fn visit(pieces: &[Piece], f: &mut impl FnMut(&Piece)) {
+            for piece in pieces {
+                f(piece);
+                match piece {
+                    Piece::Frac(top, bottom) => {
+                        visit(top, f);
+                        visit(bottom, f);
+                    }
+                    Piece::Sqrt(inside)
+                    | Piece::Group(inside)
+                    | Piece::Ceil(inside)
+                    | Piece::Sum(inside) => visit(inside, f),
+                    _ => {}
+                }
+            }
+        }
+        visit(&self.left, f);
+        for row in &self.rows {
+            visit(row, f);
+        }
+    }
+
+    /// Its variables, (letter, subscript, tie), in the order written, each once.
+    pub fn symbols(&self) -> Vec<(&'static str, &'static str, &'static str)> {
+        let mut out: Vec<(&'static str, &'static str, &'static str)> = Vec::new();
+        self.each_piece(&mut |piece| {
+            // A matrix with computed indices (W₁,₀) and a function (φ) are letters to define too.
+            let (letter, sub, tie) = match *piece {
+                Piece::Var(letter, sub, tie) => (letter, sub, tie),
+                Piece::Indexed(letter, _) | Piece::Func(letter) => (letter, "", ""),
+                _ => return,
+            };
+            if !out.iter().any(|&(l, s, _)| l == letter && s == sub) {
+                out.push((letter, sub, tie));
+            }
+        });
+        out
+    }
 }
 
 /// An operator or unit as markup: the two that HTML reads as tags written
@@ -94,6 +138,13 @@ impl Writer {
     fn raw(&mut self, parts: &[&str]) {
         for part in parts {
             self.out.push_str(part);
+        }
+    }
+
+    /// ` data-tie="tie"`, unless it stands for nothing.
+    fn tie(&mut self, tie: &str) {
+        if !tie.is_empty() {
+            self.raw(&[" data-tie=\"", tie, "\""]);
         }
     }
 
@@ -137,9 +188,7 @@ impl Writer {
             Piece::Var(name, sub, tie) => {
                 let tag = if sub.is_empty() { "<mi" } else { "<msub" };
                 self.raw(&[tag]);
-                if !tie.is_empty() {
-                    self.raw(&[" data-tie=\"", tie, "\""]);
-                }
+                self.tie(tie);
                 if sub.is_empty() {
                     self.raw(&[">", name, "</mi>"]);
                 } else {
@@ -191,7 +240,7 @@ impl Writer {
                 self.raw(&["</msub>"]);
             }
             Piece::Sum(upper) => {
-                self.raw(&["<munderover><mo>∑</mo><mrow><mi>i</mi><mo>=</mo><mn>1</mn></mrow>"]);
+                self.raw(&["<munderover><mo>∑</mo><mrow><mi>i</mi><mo>=</mo><mn>0</mn></mrow>"]);
                 self.row(upper);
                 self.raw(&["</munderover>"]);
             }
@@ -242,6 +291,21 @@ pub fn render(equation: &Equation) -> String {
     )
 }
 
+/// The letters `equations` use, as `glossary` defines them and in its
+/// order, each with the tie of its symbol (the control key or readout id
+/// it stands for), so that its entry lights up with it.
+fn legend(equations: &[Equation], glossary: &[Symbol]) -> Vec<(Symbol, &'static str)> {
+    let used: Vec<_> = equations.iter().flat_map(Equation::symbols).collect();
+    glossary
+        .iter()
+        .filter_map(|symbol| {
+            used.iter()
+                .find(|(l, s, _)| *l == symbol.letter && *s == symbol.subscript)
+                .map(|&(_, _, tie)| (*symbol, tie))
+        })
+        .collect()
+}
+
 /// An equation split into what changes with its shape and what changes
 /// with its values: its markup without its value texts, those texts in
 /// document order, and its words.
@@ -253,6 +317,27 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The legend as markup, the paragraph under the equations: built
+    /// again only when the letters change, its entries tied as their
+    /// symbols are. `None` when no letter is defined.
+    fn legend(entries: &[(Symbol, &'static str)]) -> Option<Self> {
+        let mut writer = Writer::default();
+        for (symbol, tie) in entries {
+            writer.raw(&["<span"]);
+            writer.tie(tie);
+            writer.raw(&["><i>", symbol.letter, "</i>"]);
+            if !symbol.subscript.is_empty() {
+                writer.raw(&["<sub>", symbol.subscript, "</sub>"]);
+            }
+            writer.raw(&[": ", symbol.meaning, "</span> "]);
+        }
+        (!entries.is_empty()).then(|| Self {
+            shape: format!("<p class=\"figure__symbols\">{}</p>", writer.out),
+            texts: Vec::new(),
+            words: String::new(),
+        })
+    }
+
     pub fn of(equation: &Equation) -> Self {
         let mut writer = Writer::default();
         writer.equation(equation);
@@ -264,7 +349,7 @@ impl Layout {
     }
 }
 
-/// An equation as it stands in the page: its `<math>` element built for one
+/// An equation as it stands in the page (or the legend under them): its element built for one
 /// shape, with the elements whose texts follow the values.
 struct Shown {
     shape: String,
@@ -382,8 +467,9 @@ pub fn Equations(
     /// The equations, with the current values.
     #[prop(into)]
     equations: Signal<Vec<Equation>>,
-    /// The letters a reader may not know, explained under the equations.
-    symbols: &'static [Symbol],
+    /// What each letter means: those the equations use are listed under
+    /// them, in this order.
+    glossary: &'static [Symbol],
 ) -> impl IntoView {
     let tie = use_tie();
     let root = NodeRef::<leptos::html::Div>::new();
@@ -391,38 +477,75 @@ pub fn Equations(
         let Some(root) = root.get() else {
             return Vec::new();
         };
-        let layouts: Vec<Layout> = equations.with(|all| all.iter().map(Layout::of).collect());
+        let layouts: Vec<Layout> = equations.with(|all| {
+            all.iter()
+                .map(Layout::of)
+                .chain(Layout::legend(&legend(all, glossary)))
+                .collect()
+        });
         let mut shown = show(&root, shown.unwrap_or_default(), &layouts);
         tie.with(|t| shown.iter_mut().for_each(|e| e.tie(t)));
         shown
     });
-    let legend = (!symbols.is_empty()).then(|| {
-        view! {
-            <p class="figure__symbols">
-                {symbols
-                    .iter()
-                    .map(|s| view! {
-                        <span class="figure__symbol">
-                            <i>{s.letter}</i>
-                            {(!s.subscript.is_empty()).then(|| view! { <sub>{s.subscript}</sub> })}
-                            ": "
-                            {s.meaning}
-                        </span>
-                    })
-                    .collect_view()}
-            </p>
-        }
-    });
     view! {
-        // A long equation scrolls sideways on a phone; keyboard users scroll it once it has focus.
+        // A long equation scrolls sideways on a phone; keyboard users scroll it
+        // once it has focus. The legend of letters is its last child.
         <div class="figure__equations" tabindex="0" role="group" aria-label="Equations" node_ref=root></div>
-        {legend}
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The legend lists the letters the equations use, in the glossary's
+    /// order (not the equations'), each once, with its symbol's tie; a
+    /// letter the equations do not use is left out.
+    #[test]
+    fn the_legend_defines_the_letters_used() {
+        let glossary = [
+            Symbol {
+                letter: "Ψ",
+                subscript: "",
+                meaning: "parameters",
+            },
+            Symbol {
+                letter: "X",
+                subscript: "",
+                meaning: "a rate",
+            },
+            Symbol {
+                letter: "N",
+                subscript: "",
+                meaning: "GPUs",
+            },
+            Symbol {
+                letter: "n",
+                subscript: "f",
+                meaning: "in flight",
+            },
+        ];
+        let equation = Equation {
+            words: String::new(),
+            left: vec![Piece::Var("N", "", "gpus")],
+            rows: vec![vec![
+                Piece::Frac(
+                    vec![Piece::Var("Ψ", "", "model")],
+                    vec![Piece::Var("N", "", "gpus")],
+                ),
+                Piece::Var("n", "f", ""),
+            ]],
+        };
+        assert_eq!(
+            legend(&[equation], &glossary),
+            [
+                (glossary[0], "model"),
+                (glossary[2], "gpus"),
+                (glossary[3], "")
+            ]
+        );
+        assert_eq!(legend(&[], &glossary), []);
+    }
 
     /// A coefficient meets the value put in for its variable (`3m`, m = 4):
     /// the row reads `3 × 4`, not `34` (ZB-H1's bubble read 3/37 for 3/12).

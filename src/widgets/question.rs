@@ -4,8 +4,10 @@
 
 use leptos::prelude::*;
 
-/// Predict, then reveal: the reader picks an option; the answer and the
-/// reason show only after "Reveal".
+/// Predict, then reveal: the reader picks an option; "Reveal" shows
+/// whether it was right and why. The answer is written into the fieldset
+/// (`data-answer`) and `src/boot.js` reveals it, so nothing here runs after
+/// the question is drawn.
 #[component]
 pub fn Prediction(
     /// Stable id, naming the radio group and for tests.
@@ -15,17 +17,13 @@ pub fn Prediction(
     /// (id, text) of each option.
     options: Vec<(&'static str, &'static str)>,
     /// The id of the right option, computed.
-    #[prop(into)]
-    correct: Signal<&'static str>,
+    correct: &'static str,
     /// Why, shown with the answer, computed.
-    #[prop(into)]
-    explanation: Signal<String>,
+    explanation: String,
 ) -> impl IntoView {
-    let choice = RwSignal::new(None::<&'static str>);
-    let revealed = RwSignal::new(false);
     let name = format!("predict-{id}");
     view! {
-        <fieldset class="question" data-prediction=id>
+        <fieldset class="question" data-prediction=id data-answer=correct>
             <legend class="question__prompt">{prompt}</legend>
             <div class="question__options">
                 {options
@@ -33,35 +31,15 @@ pub fn Prediction(
                     .map(|(id, text)| {
                         view! {
                             <label class="question__option">
-                                <input
-                                    type="radio"
-                                    name=name.clone()
-                                    value=id
-                                    on:change=move |_| choice.set(Some(id))
-                                    prop:disabled=move || revealed.get()
-                                />
+                                <input type="radio" name=name.clone() value=id/>
                                 {text}
                             </label>
                         }
                     })
                     .collect_view()}
             </div>
-            <button
-                type="button"
-                class="button"
-                prop:disabled=move || choice.with(Option::is_none) || revealed.get()
-                on:click=move |_| revealed.set(true)
-            >
-                "Reveal"
-            </button>
-            <Show when=move || revealed.get()>
-                <p class="question__answer" role="status">
-                    <strong>
-                        {move || if choice.get() == Some(correct.get()) { "You predicted right. " } else { "Not quite. " }}
-                    </strong>
-                    {move || explanation.get()}
-                </p>
-            </Show>
+            <button type="button" class="button" disabled>"Reveal"</button>
+            <p class="question__answer" role="status" hidden><strong></strong>{explanation}</p>
         </fieldset>
     }
 }

@@ -65,8 +65,10 @@ test('planner: 1,120 GB at the defaults, ZeRO-3 gives 140 GB at 8 GPUs and 70 GB
 
 test('planner: a prediction is committed before its computed answer shows', async () => {
   const { page, errors, close } = await embed('fig=planner');
+  // The questions come before the verdict that answers the first one (a newcomer met the answer first).
+  assert.ok(await page.locator('.figure__try').evaluate((questions) => Boolean(questions.compareDocumentPosition(document.querySelector('.fig-planner__verdict')) & Node.DOCUMENT_POSITION_FOLLOWING)));
   const plain = page.locator('[data-prediction="planner-plain"]');
-  assert.equal(await plain.locator('.question__answer').count(), 0);
+  assert.ok(!(await plain.locator('.question__answer').isVisible()), 'no answer before Reveal');
   assert.ok(await plain.getByRole('button', { name: 'Reveal' }).isDisabled());
   await plain.getByLabel('It does not fit').check();
   await plain.getByRole('button', { name: 'Reveal' }).click();
@@ -74,7 +76,7 @@ test('planner: a prediction is committed before its computed answer shows', asyn
   const count = page.locator('[data-prediction="planner-count"]');
   await count.getByLabel('64').check();
   await count.getByRole('button', { name: 'Reveal' }).click();
-  assert.match(await count.locator('.question__answer').textContent(), /^Not quite\. 16 GPUs: 70\.0 GB each\. The exact minimum is 14/);
+  assert.match(await count.locator('.question__answer').textContent(), /^Not quite\. 16 GPUs: 70\.0 GB each\. Counting the training state alone against the whole 80 GB, the bare minimum is 14 GPUs; but a GPU keeps a reserve/);
   assert.deepEqual(errors, []);
   await close();
 });
@@ -97,6 +99,9 @@ test('bubble: 0.2727 and 28 micro-batches at the defaults, a drawn chart, the tr
   await press(page, 'input[data-param="pp"]', 'End');
   expectTexts(assert, await readouts(page), { 'micro-for-10pct': '64' });
   const question = page.locator('[data-question="bubble-10pct"]');
+  // The question before the timeline and the equation; the equation no longer solves it (m > 9(p − 1)).
+  assert.ok(await question.evaluate((q) => Boolean(q.compareDocumentPosition(document.querySelector('.fig-pp__timeline')) & Node.DOCUMENT_POSITION_FOLLOWING)));
+  assert.doesNotMatch(await page.locator('.figure__equations').textContent(), /⇒/);
   await question.locator('input').fill('27');
   await question.getByRole('button', { name: 'Check' }).click();
   assert.equal(await question.locator('.question__feedback').getAttribute('data-verdict'), 'wrong');
@@ -144,6 +149,11 @@ test('exercises: wrong then right, remembered across reloads, and working withou
   const { page, errors, close } = await open(app.browser, `${app.server.base}#exercises`);
   await ready(page);
   const card = page.locator('[data-question="zero3-70b-64"]');
+  // The worked solution waits for an answer: an unreadable one does not count.
+  assert.ok(!(await card.locator('summary').isVisible()), 'no solution before an attempt');
+  await card.locator('input').fill('lots');
+  await card.locator('input').press('Enter');
+  assert.ok(!(await card.locator('summary').isVisible()), 'nor after an unreadable answer');
   await card.locator('input').fill('20');
   await card.locator('input').press('Enter');
   assert.equal(await card.locator('.question__feedback').getAttribute('data-verdict'), 'wrong');

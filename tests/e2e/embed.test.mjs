@@ -247,7 +247,8 @@ test('each figure saves as an SVG that parses and holds its labels, and as a PNG
     await ready(page);
     await labDone(page);
     await openShare(page);
-    const labels = await page.$$eval('.readout__label', (els) => els.map((el) => el.textContent));
+    const labels = await page.$$eval('.readout__label', (els) => els.filter((el) => !el.closest('.figure__try')).map((el) => el.textContent));
+    const controls = await page.$$eval('.figure__controls .control__label', (els) => els.length);
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as SVG' }).click()]);
     assert.equal(svgDownload.suggestedFilename(), `parallax-${figure}.svg`);
     const svg = await readFile(await svgDownload.path(), 'utf8');
@@ -255,13 +256,21 @@ test('each figure saves as an SVG that parses and holds its labels, and as a PNG
     const blank = await app.browser.newPage();
     const parsed = await blank.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-      return { error: doc.querySelector('parsererror')?.textContent ?? null, root: doc.documentElement.localName, text: doc.documentElement.textContent };
+      return {
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        root: doc.documentElement.localName,
+        text: doc.documentElement.textContent,
+        controls: doc.querySelectorAll('input, select, .figure__controls, .figure__try').length,
+      };
     }, svg);
     await blank.close();
     assert.equal(parsed.error, null, figure);
     assert.equal(parsed.root, 'svg');
     for (const label of labels) assert.ok(parsed.text.includes(label), `${figure}: the SVG holds "${label}"`);
     assert.ok(!parsed.text.includes('Share or embed'), `${figure}: the share panel is left out`);
+    // An image of the figure, not of its controls (a newcomer's pass found sliders in the PNG).
+    assert.ok(controls > 0, figure);
+    assert.equal(parsed.controls, 0, `${figure}: no control in the SVG`);
     const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as PNG' }).click()]);
     assert.equal(pngDownload.suggestedFilename(), `parallax-${figure}.png`);
     await page.waitForFunction(() => /^Saved parallax-.*\.png/.test(document.querySelector('.share__files .share__status').textContent));

@@ -76,6 +76,9 @@ test('a symbol, its control and its readout light up together, by mouse and by k
   // The slider's focus lights N in the equation.
   await page.locator('input[data-param="gpus"]').focus();
   await page.waitForFunction(() => document.querySelectorAll('math [data-tie="gpus"].tied').length > 0);
+  // Its meaning, listed under the equations in the page's one notation, lights up with it.
+  assert.equal(await page.locator('.figure__symbols [data-tie="gpus"].tied').textContent(), 'N: GPUs');
+  assert.match(await page.locator('.figure__symbols').textContent(), /G: the gradient, in bytes.*S: bytes each GPU sends/);
   // Hovering S lights the sent-per-gpu readout.
   await page.locator('math mi[data-tie="sent-per-gpu"]').first().hover();
   await page.waitForFunction(() => document.querySelector('.readout[data-readout="sent-per-gpu"]')?.classList.contains('tied'));

@@ -67,6 +67,39 @@ test('dp: the GPUs slider by keyboard and mouse, the link toggle by keyboard', a
   await close();
 });
 
+/** Drags `locator` sideways by `pixels` from its centre, in four moves. */
+async function dragSideways(page, locator, pixels) {
+  await locator.scrollIntoViewIfNeeded();
+  const box = await locator.boundingBox();
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + pixels, y, { steps: 4 });
+  await page.mouse.up();
+}
+
+test('the diagrams are controls too: a sideways drag on the ring sets the GPUs, on a timeline the micro-batches', async () => {
+  // 6 px a step (src/boot.js): 26 px is 4 steps, so 8 GPUs become 12 and nothing else changes.
+  const dp = await embed('fig=dp');
+  await dragSideways(dp.page, dp.page.locator('.fig-dp__ring-svg'), 26);
+  await urlMatching(dp.page, /\?fig=dp&gpus=12$/);
+  assert.equal(await dp.page.locator('input[data-param="gpus"]').inputValue(), '12');
+  assert.equal(await dp.page.locator('.fig-dp__gpu').count(), 12);
+  // Back 3 steps, leftwards: 9 GPUs.
+  await dragSideways(dp.page, dp.page.locator('.fig-dp__ring-svg'), -20);
+  await urlMatching(dp.page, /\?fig=dp&gpus=9$/);
+  expectTexts(assert, await readouts(dp.page), { 'sequences-per-gpu': '113.8' });
+  assert.deepEqual(dp.errors, []);
+  await dp.close();
+  // The pipeline's 4 micro-batches, 2 steps more: 6, and (4 − 1)/(6 + 4 − 1) = 33.3%.
+  const pp = await embed('fig=pp');
+  await dragSideways(pp.page, pp.page.locator('.fig-pp__svg'), 13);
+  await urlMatching(pp.page, /\?fig=pp&micro=6$/);
+  expectTexts(assert, await readouts(pp.page), { bubble: '33.3%' });
+  assert.deepEqual(pp.errors, []);
+  await pp.close();
+});
+
 test('dp: the ring steps through reduce-scatter and all-gather', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=dp&gpus=4`, { reducedMotion: 'reduce' });
   await ready(page);
@@ -87,6 +120,14 @@ test('zero: stages by keyboard, GPUs by mouse, URL beyond the slider', async () 
   expectTexts(assert, found, { 'state-per-gpu': '13.5 GB', 'sent-per-gpu': '35.4 GB', 'smaller-by': '8.0×', fits: 'Yes' });
   assert.equal(found.fits.value, 1);
   await urlMatching(page, /stage=3/);
+  // GPU 0's own eighth of each part, in full colour over the pale whole (its style was once lost as "dead CSS").
+  const kept = await page.$$eval('.fig-zero__kept', (bars) => bars.map((bar) => {
+    const [own, whole] = [getComputedStyle(bar), getComputedStyle(bar.parentElement)];
+    const share = bar.getBoundingClientRect().width / bar.parentElement.clientWidth;
+    return [bar.getBoundingClientRect().height > 4, own.backgroundColor !== whole.backgroundColor && own.backgroundColor !== 'rgba(0, 0, 0, 0)', Math.abs(share - 1 / 8) < 0.01];
+  }));
+  // Stage 3 on 8 GPUs: weights, gradients and optimizer state each an eighth.
+  assert.deepEqual(kept, [[true, true, true], [true, true, true], [true, true, true]]);
   assert.equal(await dragSlider(page, 'gpus', 0), 1);
   found = await readouts(page);
   expectTexts(assert, found, { 'state-per-gpu': '107.8 GB', fits: 'No', 'sent-per-gpu': '0 B' });

@@ -190,7 +190,8 @@ export async function readyAll(page) {
   const sections = page.locator('section.figure[id]');
   for (let i = 0; i < (await sections.count()); i += 1) {
     await sections.nth(i).scrollIntoViewIfNeeded();
-    await sections.nth(i).locator('.figure__body [data-readout]').first().waitFor();
+    // Its panel's first readout (a question's answer before it may be hidden).
+    await sections.nth(i).locator('.figure__body .figure__readouts [data-readout]').first().waitFor();
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }

@@ -176,13 +176,28 @@ test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click s
   assert.match(await page.locator('.fig-3d__rank').textContent(), /tensor group of 8 \(ranks 8 to 15, .*\) talks inside node 1: NVLink; its pipeline group of 4 \(.*\) talks across nodes 1, 9, 17 and 25: the network; its data-parallel group of 8 \(.*\) talks across nodes 0, 1, 2, 3, 4, 5, 6 and 7: the network/);
   assert.equal(await page.locator('.fig-3d__group--selected').count(), 1);
   assert.equal(await page.locator('.fig-3d__group--pipeline').count(), 3, 'the other stages of its replica');
-  // Replica 2, stage 3, keeping tensor index 5: 5 + 8 × (2 + 8 × 3) = 213.
-  await page.getByRole('button', { name: /^Replica 2, stage 3,/ }).click();
+  // Replica 2, stage 3, clicked on its node's name, keeping tensor index 5: 5 + 8 × (2 + 8 × 3) = 213.
+  const cell = page.getByRole('button', { name: /^Replica 2, stage 3,/ });
+  await cell.locator('.fig-3d__node').click();
   await urlMatching(page, /rank=213/);
   found = await readouts(page);
   assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [5, 2, 3]);
+  // Its third GPU, clicked: tensor index 2, 2 + 8 × (2 + 8 × 3) = 210 (it used to keep index 5).
+  await cell.locator('.fig-3d__gpu').nth(2).click();
+  await urlMatching(page, /rank=210/);
+  found = await readouts(page);
+  assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [2, 2, 3]);
   assert.deepEqual(errors, []);
   await close();
+  // Comparing two plans keeps plan B's grid on screen (a newcomer lost it): 16 replicas, 6 drawn.
+  const compared = await open(app.browser, `${app.server.base}?fig=3d&b.dp=16`);
+  await ready(compared.page);
+  assert.ok(await compared.page.locator('.compare__value').first().isVisible());
+  assert.ok(await compared.page.locator('.fig-3d__grid').isVisible());
+  assert.equal(await compared.page.locator('.fig-3d__grid tbody tr').count(), 6);
+  assert.match(await compared.page.locator('.fig-3d__more').textContent(), /10 more replicas like these, not drawn: DP 6–15$/);
+  assert.deepEqual(compared.errors, []);
+  await compared.close();
 });
 
 test('the layout search for GPT-3 on 1,024 A100s: the best keeps tensor parallelism in a node, and Use applies it', async () => {

@@ -59,8 +59,9 @@ async function walkChoicesAndButtons(page) {
     await boxes.nth(i).fill('1e3');
     await boxes.nth(i).press('Enter');
   }
-  // Open every closed disclosure (share panels, hints), as a reader would.
-  const summaries = page.locator('details:not([open]) > summary');
+  // Open every closed disclosure a reader can see (share panels, hints; a
+  // worked solution shows only once its question has an answer).
+  const summaries = page.locator('details:not([open]) > summary:visible');
   while (await summaries.count()) await summaries.first().click();
   // Counted again each time: "Compare" swaps a figure's body, and its buttons with it.
   const buttons = page.locator('button');

@@ -155,31 +155,20 @@ fn equations(
     memory: &ReadoutData,
     best: &ReadoutData,
 ) -> Vec<Equation> {
-    let (l, kk) = (var("L", "layers"), var("k", "every"));
+    let l = var("L", "layers");
     let a = || var("a", "width");
-    let (symbol, value) = if k == 1 {
-        (
-            vec![Piece::Group(vec![l.clone(), Piece::Op("+"), num(1)])],
-            vec![Piece::Group(vec![num(layers), Piece::Op("+"), num(1)])],
-        )
+    // The count in symbols is n_peak whatever k is, so that the letters
+    // under the equations stay put as k moves; the numbers show its form.
+    let value = if k == 1 {
+        vec![Piece::Group(vec![num(layers), Piece::Op("+"), num(1)])]
     } else if layers.is_multiple_of(k) {
-        (
-            vec![Piece::Group(vec![
-                Piece::Frac(vec![l.clone()], vec![kk.clone()]),
-                Piece::Op("+"),
-                kk,
-            ])],
-            vec![Piece::Group(vec![
-                Piece::Frac(vec![num(layers)], vec![num(k)]),
-                Piece::Op("+"),
-                num(k),
-            ])],
-        )
+        vec![Piece::Group(vec![
+            Piece::Frac(vec![num(layers)], vec![num(k)]),
+            Piece::Op("+"),
+            num(k),
+        ])]
     } else {
-        (
-            vec![Piece::Var("n", "peak", "every")],
-            vec![num(predicted_peak_tensors(layers, k))],
-        )
+        vec![num(predicted_peak_tensors(layers, k))]
     };
     let times = || Piece::Op("×");
     vec![
@@ -189,9 +178,9 @@ fn equations(
                 predicted_peak_tensors(layers, k),
                 memory.text
             ),
-            left: vec![var("M", memory.id)],
+            left: vec![var("A", memory.id)],
             rows: vec![
-                [symbol, vec![times(), a()]].concat(),
+                vec![Piece::Var("n", "peak", "every"), times(), a()],
                 [
                     value,
                     vec![
@@ -588,7 +577,7 @@ impl Params for LabParams {
                     }
                 })}
             </div>
-            <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone())) symbols=&[]/>
+            <Equations equations=Signal::derive(move || lab.with(|d| d.equations.clone())) glossary=crate::figures::notation::GLOSSARY/>
             <InWords text=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
         }
         .into_any()

@@ -47,7 +47,6 @@ pub struct PlannerData {
     /// The state, the activations and the step, with the current values.
     pub equations: Vec<Equation>,
     pub summary: String,
-    pub answers: TryAnswers,
 }
 
 /// Computes the figure from its parameters.
@@ -264,7 +263,6 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         timing,
         caveat: caveat(params),
         summary,
-        answers: try_answers(plan.capacity),
     };
     figure.equations = equations(&plan, &estimate, &figure);
     figure

@@ -3,55 +3,6 @@
 
 use super::*;
 
-/// The letters of the planner's equations a reader may not know.
-pub(super) const SYMBOLS: &[Symbol] = &[
-    Symbol {
-        letter: "Ψ",
-        subscript: "s",
-        meaning: "parameters on the most loaded stage",
-    },
-    Symbol {
-        letter: "n",
-        subscript: "f",
-        meaning: "micro-batches in flight on the first stage",
-    },
-    Symbol {
-        letter: "L",
-        subscript: "s",
-        meaning: "layers on a stage",
-    },
-    Symbol {
-        letter: "a",
-        subscript: "",
-        meaning: "one layer's activations for a micro-batch",
-    },
-    Symbol {
-        letter: "e",
-        subscript: "",
-        meaning: "the embedding's activations for a micro-batch",
-    },
-    Symbol {
-        letter: "o",
-        subscript: "",
-        meaning: "the output layer's activations and fp32 logits",
-    },
-    Symbol {
-        letter: "C",
-        subscript: "step",
-        meaning: "a step's FLOP",
-    },
-    Symbol {
-        letter: "X",
-        subscript: "",
-        meaning: "the rate a GPU sustains",
-    },
-    Symbol {
-        letter: "b",
-        subscript: "",
-        meaning: "the bubble",
-    },
-];
-
 /// The most loaded GPU's state (its Ψ_s parameters under the stage's
 /// formula), its activations, n_f micro-batches of its L_s layers and the
 /// embedding's (and with one stage the output layer's), and the step time.
@@ -135,15 +86,15 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
     }
     all.push(Equation {
         words: format!(
-            "A step takes its FLOP over n GPUs at rate X, divided by one minus the bubble: {}",
+            "A step takes its FLOP over N GPUs at rate X, divided by one minus the bubble: {}",
             d.step_time.text
         ),
-        left: vec![var("T", "step-time")],
+        left: vec![Piece::Var("T", "step", "step-time")],
         rows: vec![
             vec![Piece::Frac(
                 vec![Piece::Var("C", "step", "")],
                 vec![
-                    var("n", "gpus"),
+                    var("N", "gpus"),
                     var("X", "busy-util"),
                     Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")]),
                 ],

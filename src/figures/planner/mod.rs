@@ -37,7 +37,7 @@ use crate::model::tensor;
 use crate::model::units::{
     counted, group_thousands, within, Bytes, BytesPerSecond, Count, Fraction, Seconds,
 };
-use crate::widgets::{num, Better, Equation, Piece, Prediction, ReadoutData, Symbol, Unit};
+use crate::widgets::{num, Better, Equation, Piece, Prediction, ReadoutData, Unit};
 
 mod data;
 mod formulas;
@@ -227,8 +227,6 @@ fn model_options() -> Vec<Opt> {
 
 impl Params for PlannerParams {
     type Data = PlannerData;
-
-    const SYMBOLS: &'static [Symbol] = formulas::SYMBOLS;
 
     const TABLE: &'static [Param<Self>] = &[
         Param::<Self>::number(
@@ -537,8 +535,8 @@ impl Params for PlannerParams {
     }
 
     /// The module's "Try": predict, then reveal the computed answer.
-    fn after(_params: Cells<Self>, data: Memo<PlannerData>) -> Option<AnyView> {
-        Some(questions::view(data))
+    fn questions(_params: Cells<Self>, _data: Memo<PlannerData>) -> Option<AnyView> {
+        Some(questions::view())
     }
 }
 

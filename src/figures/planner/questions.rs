@@ -35,48 +35,51 @@ pub fn try_answers(capacity: Bytes) -> TryAnswers {
     }
 }
 
-/// The questions, predict first, then reveal.
-pub(super) fn view(data: Memo<PlannerData>) -> AnyView {
-    let answers = Memo::new(move |_| data.with(|d| d.answers.clone()));
+/// The questions, predict first, then reveal: on 80 GB GPUs, as the
+/// module asks them, whichever GPU the planner shows.
+pub(super) fn view() -> AnyView {
+    let answers = try_answers(Bytes(80e9));
     let yes_no = |fits: bool| if fits { "yes" } else { "no" };
+    let count = match answers.power_of_two {
+        Some(8) => "8",
+        Some(16) => "16",
+        Some(64) => "64",
+        _ => "never",
+    };
+    let why_count = match (answers.power_of_two, answers.at_power_of_two, answers.fewest) {
+        (Some(n), Some(each), Some(fewest)) => format!(
+            "{n} GPUs: {each} each. Counting the training state alone against the whole 80 GB, the bare minimum is {fewest} GPUs; \
+             but a GPU keeps a reserve for the CUDA context and buffers (the planner's verdict counts it) and activations come on top, \
+             so real runs add more GPUs or tensor and pipeline parallelism."
+        ),
+        _ => "No number of GPUs is enough for this GPU's memory.".to_string(),
+    };
     view! {
         <section class="figure__try" aria-label="Try the planner">
             <p class="figure__try-title">"Try: predict first"</p>
-            <p>"A 70B model, training state only, on GPUs of the chosen size. Commit to an answer, then reveal it."</p>
+            <p>"A 70B model, training state only, on 80 GB GPUs. Commit to an answer, then reveal it."</p>
             <Prediction
                 id="planner-plain"
                 prompt="On 8 GPUs with plain data parallelism, does each GPU's training state fit?"
                 options=vec![("yes", "It fits"), ("no", "It does not fit")]
-                correct=Signal::derive(move || answers.with(|a| yes_no(a.plain_fits)))
-                explanation=Signal::derive(move || answers.with(|a| format!(
-                    "Every GPU keeps all 16 bytes of each parameter: {}, however many GPUs there are.", a.plain
-                )))
+                correct=yes_no(answers.plain_fits)
+                explanation=format!(
+                    "Every GPU keeps all 16 bytes of each parameter: {}, however many GPUs there are.", answers.plain
+                )
             />
             <Prediction
                 id="planner-zero3"
                 prompt="On the same 8 GPUs with ZeRO stage 3, does it fit?"
                 options=vec![("yes", "It fits"), ("no", "It does not fit")]
-                correct=Signal::derive(move || answers.with(|a| yes_no(a.zero3_fits)))
-                explanation=Signal::derive(move || answers.with(|a| format!(
-                    "Stage 3 divides the state by the GPU count: {} a GPU at 8 GPUs.", a.zero3
-                )))
+                correct=yes_no(answers.zero3_fits)
+                explanation=format!("Stage 3 divides the state by the GPU count: {} a GPU at 8 GPUs.", answers.zero3)
             />
             <Prediction
                 id="planner-count"
                 prompt="In powers of two, how many GPUs does ZeRO stage 3 need before each GPU's training state fits?"
                 options=vec![("8", "8"), ("16", "16"), ("64", "64"), ("never", "No number is enough")]
-                correct=Signal::derive(move || answers.with(|a| match a.power_of_two {
-                    Some(8) => "8",
-                    Some(16) => "16",
-                    Some(64) => "64",
-                    _ => "never",
-                }))
-                explanation=Signal::derive(move || answers.with(|a| match (a.power_of_two, a.at_power_of_two, a.fewest) {
-                    (Some(n), Some(each), Some(fewest)) => format!(
-                        "{n} GPUs: {each} each. The exact minimum is {fewest} GPUs; activations come on top, so real runs add more GPUs or tensor and pipeline parallelism."
-                    ),
-                    _ => "No number of GPUs is enough for this GPU's memory.".to_string(),
-                }))
+                correct=count
+                explanation=why_count
             />
         </section>
     }
