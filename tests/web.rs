@@ -212,7 +212,7 @@ async fn equations_keep_their_elements_when_only_values_change() {
         scoped("eq", move || {
             let scope_tie = parallax::widgets::use_tie();
             Effect::new(move |_| scope_tie.set(tie.get()));
-            view! { <Equations equations=equations symbols=&[]/> }
+            view! { <Equations equations=equations glossary=&[]/> }
         })
     })
     .forget();

@@ -270,8 +270,6 @@ mod tests {
         assert_eq!(bold(&with(4, Schedule::OneFOneB)), Some(0));
     }
 
-    /// The SVG backend is a native dev-dependency only.
-    #[cfg(not(target_arch = "wasm32"))]
     /// The interleaved schedule runs only multiples of p micro-batches
     /// (Narayanan et al. 2021, section 2.2.2): at 4 stages its curve starts
     /// at m = 4 (x = log2 4 = 2) with 256/4 = 64 points, where GPipe's has
@@ -287,6 +285,8 @@ mod tests {
         assert_eq!(lines[0].points.len(), 256);
     }
 
+    /// The SVG backend is a native dev-dependency only.
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn the_chart_renders_to_svg_with_its_labels() {
         use plotters::backend::SVGBackend;
