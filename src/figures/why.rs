@@ -145,14 +145,15 @@ pub fn data(params: &WhyParams) -> WhyData {
                 group_thousands(f64::from(gpus)),
                 if gpus == 1 { "GPU" } else { "GPUs" }
             );
+            let readout = ReadoutData::seconds(id, label, time);
             TimeBar {
                 percent: log_percent(time.value()),
                 clipped: time.value() > AXIS_SECONDS.1,
                 // The rate, once: under the first bar (each bar's note read as the caption thrice over).
                 readout: if gpus == 1 {
-                    ReadoutData::seconds(id, label, time).with_note(note.clone())
+                    readout.with_note(note.clone())
                 } else {
-                    ReadoutData::seconds(id, label, time)
+                    readout
                 },
             }
         })
