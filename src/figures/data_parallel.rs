@@ -63,15 +63,17 @@ pub struct GpuBox {
     pub sequences: u32,
     /// Its training state as a share of the bar, in percent.
     pub state_percent: f64,
+    /// The capacity line on its bar, in percent: the same for every GPU,
+    /// and carried by each so that its row reads only its own item (see
+    /// `widgets::rows` for why).
+    pub capacity_percent: f64,
+    pub over_capacity: bool,
 }
 
 /// Everything the `dp` view draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DpData {
     pub gpus: Vec<GpuBox>,
-    /// The capacity line on each GPU's bar, in percent.
-    pub capacity_percent: f64,
-    pub over_capacity: bool,
     pub state_per_gpu: ReadoutData,
     pub sequences_per_gpu: ReadoutData,
     pub gradient_size: ReadoutData,
@@ -106,20 +108,38 @@ pub fn data(params: &DpParams) -> DpData {
         bandwidth,
     );
     let scale = total.value().max(gpu.memory.value());
+    let over = !fits(total, gpu.memory);
     let gpus = (0..n)
         .map(|index| GpuBox {
             index,
             sequences: sequences_on(batch as u32, n, index),
             state_percent: total.value() / scale * 100.0,
+            capacity_percent: gpu.memory.value() / scale * 100.0,
+            over_capacity: over,
         })
         .collect();
     let per_gpu = step.sequences_per_gpu;
-    let per_gpu_text = if per_gpu.fract() == 0.0 {
-        group_thousands(per_gpu)
+    // A batch that does not divide evenly gives each GPU one of two whole
+    // counts, as the GPU cards show; the readout is their mean.
+    let (per_gpu_text, shares) = if per_gpu.fract() == 0.0 {
+        (group_thousands(per_gpu), None)
     } else {
-        format!("{per_gpu:.1}")
+        // Two decimals where one would read as a whole count: 1,024/41
+        // is 24.98, not 25.0 (N ≤ 64 leaves at least 1/64 = 0.016).
+        let decimals = if ((per_gpu * 10.0).round() / 10.0).fract() == 0.0 {
+            2
+        } else {
+            1
+        };
+        (
+            format!("{per_gpu:.decimals$}"),
+            Some(format!(
+                "{} or {}",
+                group_thousands(per_gpu.floor()),
+                group_thousands(per_gpu.ceil())
+            )),
+        )
     };
-    let over = !fits(total, gpu.memory);
     let work = if n == 1 {
         format!(
             "With one GPU it computes all {batch} sequences of a step, {compute} of work, and has no gradient to \
@@ -136,10 +156,11 @@ pub fn data(params: &DpParams) -> DpData {
         work
     } else {
         format!(
-        "With {n} GPUs each one computes {per_gpu_text} of the {batch} sequences in a step, {compute} of work, \
+        "With {n} GPUs each one computes {each} of the {batch} sequences in a step, {compute} of work, \
          and then sends {sent} of gradients in the ring all-reduce, {ratio:.2} times the {gradient} gradient. \
          Over {link} at {bandwidth} that takes {time}. Every GPU still holds the full {total} of training state, \
          which {verdict} its {capacity}.",
+        each = shares.as_ref().map_or_else(|| per_gpu_text.clone(), |shares| format!("{shares} ({per_gpu_text} on average)")),
         batch = group_thousands(batch),
         compute = step.compute,
         sent = step.sent,
@@ -154,14 +175,12 @@ pub fn data(params: &DpParams) -> DpData {
     let mut figure = DpData {
         equations: Vec::new(),
         gpus,
-        capacity_percent: gpu.memory.value() / scale * 100.0,
-        over_capacity: over,
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", total),
         sequences_per_gpu: ReadoutData::new(
             "sequences-per-gpu",
             "Sequences per GPU",
             per_gpu,
-            per_gpu_text,
+            per_gpu_text.clone(),
             Unit::Count,
         ),
         gradient_size: ReadoutData::bytes("gradient-size", "Gradient to all-reduce", step.gradient),
@@ -248,7 +267,7 @@ fn equations(params: &DpParams, d: &DpData) -> Vec<Equation> {
             rows: vec![
                 vec![Piece::Frac(
                     [token_symbol, vec![Piece::Op("×"), Piece::Frac(vec![var("B", "batch")], vec![var("N", "gpus")]), Piece::Op("×"), var("s", "seq")]].concat(),
-                    vec![var("X", "busy-util")],
+                    vec![var("X", "gpu busy-util")],
                 )],
                 vec![Piece::Frac(
                     [token_value, vec![Piece::Op("×"), Piece::Value(d.sequences_per_gpu.text.clone(), "sequences-per-gpu"), Piece::Op("×"), num(group_thousands(f64::from(seq)))]].concat(),
@@ -324,12 +343,12 @@ impl Params for DpParams {
                 <p class="fig-dp__caption">{move || data.with(|d| d.batch_caption.clone())}</p>
                 <ol class="fig-dp__gpus" class:fig-dp__gpus--many=move || params.with(|p| p.gpus > 16)>
                     {rows(data, |d| &d.gpus, move |gpu| {
-                        let capacity = move || data.with(|d| d.capacity_percent);
+                        let capacity = move || gpu.with(|g| g.capacity_percent);
                         view! {
                             <li class="fig-dp__gpu">
                                 <span class="fig-dp__gpu-name">{move || gpu.with(|g| format!("GPU {}", g.index))}</span>
                                 <span class="fig-dp__gpu-seq">{move || gpu.with(|g| format!("{} seq", g.sequences))}</span>
-                                <span class="fig-dp__bar" class:fig-dp__bar--over=move || data.with(|d| d.over_capacity)>
+                                <span class="fig-dp__bar" class:fig-dp__bar--over=move || gpu.with(|g| g.over_capacity)>
                                     <span class="fig-dp__fill" style:width=move || gpu.with(|g| format!("{:.2}%", g.state_percent.min(capacity())))></span>
                                     <span
                                         class="fig-dp__excess"
@@ -576,6 +595,33 @@ mod tests {
         let shares: Vec<u32> = d.gpus.iter().map(|g| g.sequences).collect();
         assert_eq!(shares, [342, 341, 341]);
         assert_eq!(d.sequences_per_gpu.text, "341.3");
+        // The mean is no GPU's count: the words name the two whole counts
+        // the cards show (1,024 = 3 × 341 + 1).
+        assert!(
+            d.summary
+                .contains("each one computes 341 or 342 (341.3 on average) of the 1,024 sequences"),
+            "{}",
+            d.summary
+        );
+        let near = |gpus| {
+            data(&DpParams {
+                gpus,
+                ..DpParams::default()
+            })
+            .sequences_per_gpu
+            .text
+        };
+        assert_eq!(
+            (near(41), near(33)),
+            ("24.98".to_string(), "31.03".to_string())
+        );
+        let even = data(&DpParams::default());
+        assert_eq!(even.sequences_per_gpu.text, "128");
+        assert!(
+            even.summary.contains("each one computes 128 of the 1,024"),
+            "{}",
+            even.summary
+        );
     }
 
     /// With fp32 gradients the all-reduce sends 4 bytes a parameter, not 2.

@@ -90,6 +90,14 @@ pub struct ThreeDParams {
     pub rank: u32,
 }
 
+impl ThreeDParams {
+    /// After a new layout: a rank it no longer has becomes its last GPU,
+    /// so that the rank box, the URL and the words name one GPU.
+    fn fit_rank(&mut self) {
+        self.rank = self.rank.min(self.layout.gpus().saturating_sub(1));
+    }
+}
+
 impl Default for ThreeDParams {
     fn default() -> Self {
         Self {
@@ -181,6 +189,8 @@ fn not_drawn(drawn: &[u32], d: u32) -> String {
 
 /// The selected rank's groups in words: which talk over NVLink, which over the network.
 fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
+    // A rank beyond the layout's GPUs (a URL's) is its last GPU, as the grid marks it.
+    let rank = rank.min(layout.gpus().saturating_sub(1));
     let (tp, dp, pp) = layout.coordinates(rank);
     let (t, p, d) = (
         layout.tensor.max(1),
@@ -210,14 +220,13 @@ fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
     };
     let pipeline: Vec<u32> = (0..p).map(|stage| layout.rank(tp, dp, stage)).collect();
     let data: Vec<u32> = (0..d).map(|replica| layout.rank(tp, replica, pp)).collect();
+    let (first, last) = (layout.rank(0, dp, pp), layout.rank(t - 1, dp, pp));
     format!(
         "Rank {rank} (node {}) is tensor index {tp} of replica {dp} on stage {pp}, marked in its group. Its tensor group of \
-         {t} (ranks {} to {}, outlined solid) talks {}; its pipeline group of {p} (its row, dashed) {}; its data-parallel \
+         {t} (outlined solid) {}; its pipeline group of {p} (its row, dashed) {}; its data-parallel \
          group of {d} (its column, dotted) {}.",
         node(rank),
-        layout.rank(0, dp, pp),
-        layout.rank(t - 1, dp, pp),
-        span(&[layout.rank(0, dp, pp), layout.rank(t - 1, dp, pp)]),
+        if t > 1 { format!("is ranks {first} to {last} and talks {}", span(&[first, last])) } else { "is itself".to_string() },
         if p > 1 { format!("talks {}", span(&pipeline)) } else { "is itself".to_string() },
         if d > 1 { format!("talks {}", span(&data)) } else { "is itself".to_string() },
     )
@@ -373,7 +382,7 @@ fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
             rows: vec![
                 vec![Piece::Frac(
                     vec![var("C", "")],
-                    vec![var("N", "gpus"), var("X", "busy-util"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
+                    vec![var("N", "gpus"), var("X", "gpu busy-util"), Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
                 )],
                 vec![Piece::Frac(
                     vec![Piece::Sci(scenario.training_flop().value()), Piece::Unit("FLOP")],
@@ -409,6 +418,7 @@ impl Params for ThreeDParams {
             |p, id| {
                 if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
                     p.layout = preset.layout;
+                    p.fit_rank();
                 }
             },
         )
@@ -420,7 +430,10 @@ impl Params for ThreeDParams {
             "Tensor parallel",
             || plain_options(tensor::DEGREES),
             |p| number_id(tensor::DEGREES, p.layout.tensor),
-            |p, id| p.layout.tensor = id.parse().unwrap_or(p.layout.tensor),
+            |p, id| {
+                p.layout.tensor = id.parse().unwrap_or(p.layout.tensor);
+                p.fit_rank();
+            },
         )
         .toggle()
         .help("Tensor-parallel degree t, inside a node."),
@@ -429,7 +442,10 @@ impl Params for ThreeDParams {
             "Pipeline stages",
             || plain_options(PIPELINE_DEGREES),
             |p| number_id(PIPELINE_DEGREES, p.layout.pipeline),
-            |p, id| p.layout.pipeline = id.parse().unwrap_or(p.layout.pipeline),
+            |p, id| {
+                p.layout.pipeline = id.parse().unwrap_or(p.layout.pipeline);
+                p.fit_rank();
+            },
         )
         .toggle()
         .help("Pipeline stages p."),
@@ -446,10 +462,13 @@ impl Params for ThreeDParams {
             "Data-parallel replicas",
             REPLICAS,
             |p| f64::from(p.layout.data),
-            |p, v| p.layout.data = v as u32,
+            |p, v| {
+                p.layout.data = v as u32;
+                p.fit_rank();
+            },
         )
         .slider(1.0, |_| 64.0, 1.0, whole)
-        .help("Data-parallel replicas d: 1 to 64 on the slider, up to 1,024 in a link."),
+        .help("Data-parallel replicas d; a URL may go beyond the slider's 64."),
         shared::model(),
         shared::gpu(),
         shared::busy(),
@@ -496,7 +515,6 @@ impl Params for ThreeDParams {
     }
 
     fn diagram(params: Cells<Self>, data: Memo<ThreeDData>) -> AnyView {
-        let selected = Memo::new(move |_| data.with(|d| d.selected));
         // A cell is the tensor group of (replica, stage): a click on one of
         // its GPUs selects that GPU; on the cell elsewhere, or by keyboard,
         // the selected tensor index is kept.
@@ -512,31 +530,38 @@ impl Params for ThreeDParams {
         let grid = Memo::new(move |_| {
             data.with(|d| (d.tensor, d.rows.first().map_or(0, Vec::len) as u32))
         });
-        let stage_label =
-            move |column: usize| data.with(|d| d.stages.get(column).cloned().unwrap_or_default());
-        // The node of a replica's stage: its row is where the replica is listed.
-        let node = move |replica: u32, stage: usize| {
-            data.with(|d| {
-                let row = d.replicas.iter().position(|&r| r == replica)?;
-                d.rows.get(row)?.get(stage).map(|c| c.node)
-            })
-            .unwrap_or(0)
-        };
-        let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
         view! {
             <div class="figure__diagram fig-3d">
                 <p class="fig-3d__caption">{move || data.with(|d| d.caption.clone())}</p>
                 <div class="fig-3d__scroll" tabindex="0" role="region" aria-label="The grid of GPUs, scrolls sideways">
+                    // The grid's head and body are rebuilt with its shape. Its cells
+                    // read the selection through memos made with it (see widgets::rows
+                    // for why): two readers of `data` left behind a rebuild, not four
+                    // a cell and one a GPU.
+                    {move || grid.with(|&(tensor, stage_count)| {
+                        let selected = Memo::new(move |_| data.with(|d| d.selected));
+                        let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
+                        view! {
                     <table class="fig-3d__grid">
                         <thead>
                             <tr>
                                 <th scope="col"><span class="visually-hidden">"Replica"</span></th>
-                                {move || (0..grid.with(|g| g.1 as usize)).map(|column| view! { <th scope="col">{move || stage_label(column)}</th> }).collect_view()}
+                                {(0..stage_count as usize).map(|column| view! {
+                                    <th scope="col">{move || data.with(|d| d.stages.get(column).cloned().unwrap_or_default())}</th>
+                                }).collect_view()}
                             </tr>
                         </thead>
                         <tbody>
                             // Replica rows come and go one by one, each built once.
-                            {move || grid.with(|&(tensor, stage_count)| rows(data, |d| &d.replicas, move |replica| {
+                            {rows(data, |d| &d.replicas, move |replica| {
+                                // The node of a replica's stage: its row is where the replica is listed.
+                                let node = move |stage: usize| {
+                                    data.with(|d| {
+                                        let row = d.replicas.iter().position(|&r| r == replica.get())?;
+                                        d.rows.get(row)?.get(stage).map(|c| c.node)
+                                    })
+                                    .unwrap_or(0)
+                                };
                                 view! {
                                         <tr>
                                             <th scope="row">{move || format!("DP {}", replica.get())}</th>
@@ -562,16 +587,18 @@ impl Params for ThreeDParams {
                                                                     <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
                                                                 }).collect_view()}
                                                             </span>
-                                                            <span class="fig-3d__node">{move || format!("node {}", node(replica.get(), column))}</span>
+                                                            <span class="fig-3d__node">{move || format!("node {}", node(column))}</span>
                                                         </button>
                                                     </td>
                                                 }
                                             }).collect_view()}
                                         </tr>
                                 }
-                            }))}
+                            })}
                         </tbody>
                     </table>
+                        }
+                    })}
                 </div>
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
                 <p class="fig-3d__rank">{move || data.with(|d| d.rank_words.clone())}</p>
@@ -585,6 +612,7 @@ impl Params for ThreeDParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::param::Value;
     use crate::model::query::Query;
 
     /// The seed's 8 × 4 × 8 layout: stage columns of 32/4 = 8 layers, 6 of
@@ -599,6 +627,37 @@ mod tests {
         assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 5], 7), "DP 6");
         assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 12], 64), "DP 5–11 and DP 13–63");
         assert_eq!(not_drawn(&[0, 1, 2, 3, 4, 1999], 2000), "DP 5–1,998");
+    }
+
+    /// A smaller layout keeps no rank it does not have: rank 34 of
+    /// t 2 × p 8 × d 3 (48 GPUs), after t 4 × p 4 × d 2 (32 GPUs), is the
+    /// last GPU, rank 31 (node 31/8 = 3, tensor index 3 of replica 1 on
+    /// stage 3), in the field, the URL and the words alike. A group of one
+    /// GPU talks to no one.
+    #[test]
+    fn a_layout_too_small_for_the_rank_selects_its_last_gpu() {
+        let mut params = ThreeDParams::default();
+        params.layout.tensor = 2;
+        params.layout.pipeline = 8;
+        params.layout.data = 3;
+        params.rank = 34;
+        // As the controls set them, through the figure's table.
+        for param in ThreeDParams::TABLE {
+            match (param.key, &param.value) {
+                ("tp" | "pp", Value::Choice { set, .. }) => set(&mut params, "4"),
+                ("dp", Value::Number { set, .. }) => set(&mut params, 2.0),
+                _ => {}
+            }
+        }
+        assert_eq!(params.rank, 31);
+        let words = data(&params).rank_words;
+        assert!(
+            words.starts_with("Rank 31 (node 3) is tensor index 3 of replica 1 on stage 3"),
+            "{words}"
+        );
+        params.layout.tensor = 1;
+        assert!(rank_words(&params.layout, 5, 8)
+            .contains("Its tensor group of 1 (outlined solid) is itself;"));
     }
 
     #[test]
