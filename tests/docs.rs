@@ -68,18 +68,19 @@ fn embed_page() -> String {
         .iter()
         .map(|figure| {
             let slug = figure.slug();
-            let mut params: Vec<String> = keys(figure)
+            let (shared, own): (Vec<KeyDoc>, Vec<KeyDoc>) = keys(figure).into_iter().partition(|k| k.shared);
+            let mut params: Vec<String> = own
                 .iter()
-                .map(|k| {
-                    if k.shared {
-                        format!("          <li><code>{}</code> (shared, above): the figure's \u{201c}{}\u{201d} control sets it</li>", k.key, escape(k.label))
-                    } else {
-                        format!("          <li><code>{}</code>: {}, {}. {}</li>", k.key, escape(&k.label.to_lowercase()), inline_code(&k.values), inline_code(k.help))
-                    }
-                })
+                .map(|k| format!("          <li><code>{}</code>: {} {}.</li>", k.key, inline_code(k.help), inline_code(&k.values)))
                 .collect();
             // A key with two controls (a slider and a box) is listed once.
             params.dedup_by(|a, b| a.split("</code>").next() == b.split("</code>").next());
+            let mut shared: Vec<String> = shared.iter().map(|k| format!("<code>{}</code>", k.key)).collect();
+            shared.dedup();
+            if !shared.is_empty() {
+                let lead = if params.is_empty() { "The shared parameters above" } else { "And the shared parameters above" };
+                params.push(format!("          <li>{lead}: {}.</li>", shared.join(", ")));
+            }
             let example = example_query(figure);
             let snippet = iframe_snippet(&format!("{HOST}{example}"), &format!("Parallax: {}", figure.about.title));
             format!(
@@ -124,7 +125,7 @@ fn embed_page() -> String {
         preview up the way you want it and copy the embed code from its "Share or embed" panel (under
         the figure), or adapt the snippet shown here, replacing <code>{HOST}</code> with wherever these
         files are served from. Add <code>&amp;chrome=0</code> to show the figure without that panel.</p>
-      <h2>Parameters every figure reads</h2>
+      <h2>Parameters the figures share</h2>
       <ul class="params">
 {shared}
       </ul>

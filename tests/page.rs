@@ -98,9 +98,11 @@ impl Content {
     }
 }
 
-/// A view rendered to HTML as the app would first draw it.
+/// A view rendered to HTML as the app would first draw it, without the
+/// `<!>` markers Leptos leaves for hydration: the app builds its figures
+/// afresh rather than hydrating these, and the bytes are the page's.
 fn render<V: IntoView + 'static>(view: impl FnOnce() -> V) -> String {
-    view().into_view().to_html()
+    view().into_view().to_html().replace("<!>", "")
 }
 
 /// Effects never run at build time: the page is the views' first drawing.

@@ -89,6 +89,11 @@ impl MemoryBarData {
     }
 }
 
+/// Where a capacity line's label is centred on the line, in percent of
+/// the bar; nearer an end it runs inward from the line. Its longest text,
+/// "85.5 GB (79.6 GiB) GPU" (about 150 px), is half of a phone's bar.
+pub const CENTRED_LABEL: (f64, f64) = (35.0, 65.0);
+
 /// The stacked bar and its legend.
 #[component]
 pub fn MemoryBar(
@@ -116,8 +121,8 @@ pub fn MemoryBar(
             ></div>
             <div
                 class="membar__capacity"
-                class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
-                class:capacity--start=move || data.with(|d| d.capacity_percent < 15.0)
+                class:capacity--end=move || data.with(|d| d.capacity_percent > CENTRED_LABEL.1)
+                class:capacity--start=move || data.with(|d| d.capacity_percent < CENTRED_LABEL.0)
                 style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
             >
                 <span class="membar__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>

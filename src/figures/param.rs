@@ -12,7 +12,7 @@ use super::figure::Params;
 use crate::model::choice::Choice;
 use crate::model::query::{read_choice, Notice, NumberSpec, Pairs, Query};
 use crate::model::units::group_thousands;
-use crate::widgets::{use_tie, Buttons, NumberInput, Select, Slider, Toggle};
+use crate::widgets::{is_tied, use_tie, Buttons, NumberInput, Select, Slider, Toggle};
 
 /// An option of a choice: (id in the URL, label).
 pub type Opt = (&'static str, &'static str);
@@ -701,7 +701,7 @@ pub fn render(controls: Vec<Erased>) -> AnyView {
                 None => build(label, key, kind),
             };
             view! {
-                <div class="control-tie" class:tied=move || tie.with(|t| t.as_deref() == Some(key))>{control}</div>
+                <div class="control-tie" class:tied=move || tie.with(|t| is_tied(t, key))>{control}</div>
             }
         })
         .collect_view()

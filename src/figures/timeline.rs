@@ -180,8 +180,12 @@ fn cards(current: Schedule, p: u32, m: u32, v: u32) -> Vec<ScheduleCard> {
 
 /// Blocks narrower than this (percent of the width) carry no number.
 const LABEL_MIN_PERCENT: f64 = 3.2;
-/// Blocks narrower than this lose their number on a phone, where a percent is about 2.5 px.
-const NARROW_PERCENT: f64 = 7.0;
+/// Whether a block's number fits it on a phone, where a percent of the
+/// timeline is about 2.5 px and a digit of its 11 px bold numbers about
+/// 6.5 px: 2.6% a digit, and 1.2% of margin.
+fn narrow_on_a_phone(width_percent: f64, label: &str) -> bool {
+    width_percent < 2.6 * label.chars().count() as f64 + 1.2
+}
 
 /// A count of time units or micro-batches, exact: `21`, `28.5`, `197.25`.
 pub fn units_text(units: f64) -> String {
@@ -217,7 +221,7 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
                 x_percent: f64::from(block.start) / makespan * 100.0,
                 width_percent,
                 label: (width_percent >= LABEL_MIN_PERCENT).then(|| (block.micro + 1).to_string()),
-                narrow: width_percent < NARROW_PERCENT,
+                narrow: narrow_on_a_phone(width_percent, &(block.micro + 1).to_string()),
             }
         })
         .collect();
@@ -419,6 +423,23 @@ mod tests {
             idle_path(2),
             "M0.000 2h100.000v22h-100.000zM0.000 28h100.000v22h-100.000z"
         );
+    }
+
+    /// The default pipeline (GPipe, 4 stages, 4 micro-batches) runs
+    /// (4 + 3) × 3 = 21 time units: a forward block is 1/21 = 4.8% wide,
+    /// about 12 px at 360 px, room for a one-digit number (2.6% + 1.2% =
+    /// 3.8%), so a phone keeps them all; 8 stages of 16 micro-batches run
+    /// 23 × 3 = 69 units (blocks of 1.4% and 2.9%) and carry no number; a
+    /// two-digit number needs 6.4%.
+    #[test]
+    fn a_phone_keeps_the_numbers_that_fit() {
+        let d = timeline(&Pipeline::new(4, 4));
+        assert!(d.blocks.iter().all(|b| b.label.is_some() && !b.narrow));
+        assert!(timeline(&Pipeline::new(8, 16))
+            .blocks
+            .iter()
+            .all(|b| b.label.is_none()));
+        assert!(narrow_on_a_phone(5.0, "12") && !narrow_on_a_phone(6.5, "12"));
     }
 
     /// Interleaved with 2 chunks over 4 stages: 32 layers make 8 virtual

@@ -211,7 +211,7 @@ pub fn data(params: &WhyParams) -> WhyData {
         training_state,
         over_gpu: ReadoutData::ratio(
             "over-gpu",
-            format!("Over one {} GPU", gpu.memory.capacity_text()),
+            format!("Over one GPU of {}", gpu.memory.capacity_in_gb()),
             over,
             2,
         ),
@@ -267,7 +267,7 @@ fn equations(
             rows: vec![
                 vec![Piece::Frac(
                     vec![var("C", "compute")],
-                    vec![var("N", ""), var("X", "busy-util")],
+                    vec![var("N", ""), var("X", "gpu busy-util")],
                 )],
                 vec![Piece::Frac(
                     vec![Piece::Sci(compute.value), Piece::Unit("FLOP")],

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
+use super::memory_bar::CENTRED_LABEL;
 use super::param::{set_option, whole, Param};
 use super::shared;
 use crate::model::choice::{options, Choice};
@@ -168,11 +169,11 @@ pub fn data(params: &ZeroParams) -> ZeroData {
         groups,
         total_percent: total.value() / scale * 100.0,
         capacity_percent: gpu.memory.value() / scale * 100.0,
-        capacity_label: format!("{} GPU", gpu.memory.capacity_text()),
+        capacity_label: format!("{} GPU", gpu.memory.capacity_in_gb()),
         state_per_gpu,
         smaller_by: ReadoutData::ratio("smaller-by", "Smaller by", smaller, 1),
         sent_per_gpu: ReadoutData::bytes("sent-per-gpu", "Sent per GPU, per step", sent),
-        fits: ReadoutData::yes_no("fits", format!("Fits {}", gpu.memory.capacity_text()), fit),
+        fits: ReadoutData::yes_no("fits", format!("Fits {}", gpu.memory.capacity_in_gb()), fit),
         summary,
     }
 }
@@ -218,7 +219,7 @@ impl Params for ZeroParams {
     const TABLE: &'static [Param<Self>] = &[
         Param::<Self>::number("Data-parallel GPUs N", GPUS, |p| f64::from(p.gpus), |p, v| p.gpus = v as u32)
             .slider(1.0, |_| 64.0, 1.0, whole)
-            .help("GPUs the state is sharded over: 1 to 64 on the slider, up to 4,096 in a link."),
+            .help("GPUs the state is sharded over; a URL may go beyond the slider's 64."),
         Param::<Self>::choice("stage", "Sharding", options::<ZeroStage>, |p| p.stage.id(), |p, id| {
             set_option(&mut p.stage, id)
         })
@@ -301,8 +302,8 @@ impl Params for ZeroParams {
                         ></div>
                         <div
                             class="fig-zero__capacity"
-                            class:capacity--end=move || data.with(|d| d.capacity_percent > 85.0)
-                            class:capacity--start=move || data.with(|d| d.capacity_percent < 15.0)
+                            class:capacity--end=move || data.with(|d| d.capacity_percent > CENTRED_LABEL.1)
+                            class:capacity--start=move || data.with(|d| d.capacity_percent < CENTRED_LABEL.0)
                             style:left=move || format!("{:.3}%", data.with(|d| d.capacity_percent))
                         >
                             <span class="fig-zero__capacity-label">{move || data.with(|d| d.capacity_label.clone())}</span>

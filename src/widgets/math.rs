@@ -11,7 +11,7 @@
 
 use leptos::prelude::*;
 
-use super::scope::use_tie;
+use super::scope::{is_tied, use_tie};
 
 /// One piece of an equation.
 #[derive(Clone, Debug, PartialEq)]
@@ -425,7 +425,7 @@ impl Shown {
         }
         // A tied piece has no other class.
         for (el, tie) in &self.ties {
-            let _ = if tied.as_ref() == Some(tie) {
+            let _ = if is_tied(tied, tie) {
                 el.set_attribute("class", "tied")
             } else {
                 el.remove_attribute("class")

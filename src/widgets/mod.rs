@@ -24,7 +24,7 @@ pub use number_input::NumberInput;
 pub use question::{NumberQuestion, Prediction};
 pub use readout::{provide_byte_unit, Better, InWords, Readout, ReadoutData, Unit};
 pub use rows::rows;
-pub use scope::{control_id, scoped, use_tie, ControlScope};
+pub use scope::{control_id, is_tied, scoped, use_tie, ControlScope};
 pub use select::Select;
 pub use share::{iframe_snippet, Share};
 pub use slider::Slider;

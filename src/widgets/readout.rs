@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::scope::use_tie;
+use super::scope::{is_tied, use_tie};
 
 use crate::model::units::{
     format_ratio, group_thousands, ByteUnit, Bytes, Flop, Fraction, Seconds,
@@ -215,7 +215,7 @@ pub fn Readout(
     view! {
         <div
             class="readout"
-            class:tied=move || tie.with(|t| t.as_deref() == Some(data.with(|d| d.id)))
+            class:tied=move || tie.with(|t| data.with(|d| is_tied(t, d.id)))
             data-readout=move || data.with(ReadoutData::key)
             data-value=move || data.with(|d| d.value.to_string())
             data-unit=move || data.with(|d| d.unit.name())

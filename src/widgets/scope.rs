@@ -19,6 +19,15 @@ pub struct ControlScope(pub &'static str);
 #[derive(Clone, Copy, Debug)]
 pub struct Tie(pub RwSignal<Option<String>>);
 
+/// Whether what is pointed at (`tied`) is tied to `keys`. Either may name
+/// several keys, separated by spaces: a symbol that stands for what more
+/// than one control sets (X, a GPU's sustained FLOP/s, from the GPU and the
+/// share of its peak) lights with each of them, and lights them all.
+pub fn is_tied(tied: &Option<String>, keys: &str) -> bool {
+    tied.as_deref()
+        .is_some_and(|tied| tied.split(' ').any(|t| keys.split(' ').any(|k| k == t)))
+}
+
 /// The figure's tie (a lone one outside any figure).
 pub fn use_tie() -> RwSignal<Option<String>> {
     use_context::<Tie>().map_or_else(|| RwSignal::new(None), |tie| tie.0)

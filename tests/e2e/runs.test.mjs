@@ -173,7 +173,7 @@ test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click s
   let found = await readouts(page);
   // Megatron-LM's order, tensor fastest: 13 = 5 + 8 × (1 + 8 × 0).
   assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [5, 1, 0]);
-  assert.match(await page.locator('.fig-3d__rank').textContent(), /tensor group of 8 \(ranks 8 to 15, .*\) talks inside node 1: NVLink; its pipeline group of 4 \(.*\) talks across nodes 1, 9, 17 and 25: the network; its data-parallel group of 8 \(.*\) talks across nodes 0, 1, 2, 3, 4, 5, 6 and 7: the network/);
+  assert.match(await page.locator('.fig-3d__rank').textContent(), /tensor group of 8 \(.*\) is ranks 8 to 15 and talks inside node 1: NVLink; its pipeline group of 4 \(.*\) talks across nodes 1, 9, 17 and 25: the network; its data-parallel group of 8 \(.*\) talks across nodes 0, 1, 2, 3, 4, 5, 6 and 7: the network/);
   assert.equal(await page.locator('.fig-3d__group--selected').count(), 1);
   assert.equal(await page.locator('.fig-3d__group--pipeline').count(), 3, 'the other stages of its replica');
   // Replica 2, stage 3, clicked on its node's name, keeping tensor index 5: 5 + 8 × (2 + 8 × 3) = 213.

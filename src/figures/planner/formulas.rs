@@ -95,7 +95,7 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
                 vec![Piece::Var("C", "step", "")],
                 vec![
                     var("N", "gpus"),
-                    var("X", "busy-util"),
+                    var("X", "gpu busy-util"),
                     Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")]),
                 ],
             )],

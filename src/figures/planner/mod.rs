@@ -310,7 +310,7 @@ impl Params for PlannerParams {
         )
         .toggle()
         .shown_when(|p| p.pipeline > 1)
-        .help("How the pipeline orders its micro-batches: `1f1b` (default), `gpipe` or `interleaved`."),
+        .help("How the pipeline orders its micro-batches."),
         Param::<Self>::number(
             "Model chunks per GPU",
             CHUNKS,
@@ -320,10 +320,10 @@ impl Params for PlannerParams {
         .text_box()
         .limited_by(|p| f64::from(p.scenario.arch().layers / p.pipeline.max(1)).max(2.0))
         .shown_when(|p| p.pipeline > 1 && p.schedule == Schedule::Interleaved)
-        .help("Model chunks per GPU under the interleaved schedule (default 2)."),
+        .help("Model chunks per GPU under the interleaved schedule."),
         Param::<Self>::number("Context parallel", CONTEXT, |p| f64::from(p.context), |p, v| p.context = v as u32)
             .text_box()
-            .help("Context-parallel degree cp: GPUs sharing each sequence (1 to 64)."),
+            .help("Context-parallel degree cp: GPUs sharing each sequence."),
         Param::<Self>::number("Experts a layer", EXPERTS, |p| f64::from(p.scenario.arch().experts), |p, v| {
             _ = p.scenario.set_arch_field("experts", v)
         })
@@ -369,7 +369,7 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help(
-            "Split the norms and dropouts of a tensor-parallel group along the sequence: 0 or 1.",
+            "Split the norms and dropouts of a tensor-parallel group along the sequence.",
         ),
         shared::attention(),
         Param::<Self>::choice(
@@ -405,7 +405,7 @@ impl Params for PlannerParams {
             |p, id| p.search = id == "1",
         )
         .toggle()
-        .help("Find the layouts that fit this model on these GPUs, fastest first: 0 or 1."),
+        .help("Find the layouts that fit this model on these GPUs, fastest first."),
     ];
 
     fn data(&self) -> PlannerData {
