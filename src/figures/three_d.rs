@@ -131,6 +131,9 @@ pub struct ThreeDData {
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
+    /// The data-parallel degree d and the GPUs of a node: with t, a cell's
+    /// node is (replica·t + stage·t·d) / GPUs a node (`Layout::node_of`).
+    pub numbering: (u32, u32),
     /// N = t·p·d, the state per GPU and the time, with the current values.
     pub equations: Vec<Equation>,
     pub caption: String,
@@ -317,6 +320,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         replicas,
         selected_tp,
         tensor: t,
+        numbering: (layout.data.max(1), gpu.gpus_per_node.max(1)),
         equations: Vec::new(),
         caption: format!(
             "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node."
@@ -535,12 +539,13 @@ impl Params for ThreeDParams {
                 <p class="fig-3d__caption">{move || data.with(|d| d.caption.clone())}</p>
                 <div class="fig-3d__scroll" tabindex="0" role="region" aria-label="The grid of GPUs, scrolls sideways">
                     // The grid's head and body are rebuilt with its shape. Its cells
-                    // read the selection through memos made with it (see widgets::rows
-                    // for why): two readers of `data` left behind a rebuild, not four
-                    // a cell and one a GPU.
+                    // read the selection and the node numbering through memos made
+                    // with it (see widgets::rows for why): a few readers of `data`
+                    // left behind a rebuild, not five a cell and one a GPU.
                     {move || grid.with(|&(tensor, stage_count)| {
                         let selected = Memo::new(move |_| data.with(|d| d.selected));
                         let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
+                        let numbering = Memo::new(move |_| data.with(|d| d.numbering));
                         view! {
                     <table class="fig-3d__grid">
                         <thead>
@@ -555,13 +560,7 @@ impl Params for ThreeDParams {
                             // Replica rows come and go one by one, each built once.
                             {rows(data, |d| &d.replicas, move |replica| {
                                 // The node of a replica's stage: its row is where the replica is listed.
-                                let node = move |stage: usize| {
-                                    data.with(|d| {
-                                        let row = d.replicas.iter().position(|&r| r == replica.get())?;
-                                        d.rows.get(row)?.get(stage).map(|c| c.node)
-                                    })
-                                    .unwrap_or(0)
-                                };
+                                let node = move |stage: u32| numbering.with(|&(d, per_node)| (replica.get() * tensor + stage * tensor * d) / per_node);
                                 view! {
                                         <tr>
                                             <th scope="row">{move || format!("DP {}", replica.get())}</th>
@@ -587,7 +586,7 @@ impl Params for ThreeDParams {
                                                                     <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
                                                                 }).collect_view()}
                                                             </span>
-                                                            <span class="fig-3d__node">{move || format!("node {}", node(column))}</span>
+                                                            <span class="fig-3d__node">{move || format!("node {}", node(stage))}</span>
                                                         </button>
                                                     </td>
                                                 }
@@ -674,6 +673,18 @@ mod tests {
         );
         assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
         assert_eq!(d.rows[1][2].node, 17);
+        // The grid writes each node from `numbering` as (r·t + s·t·d) / 8:
+        // replica 1, stage 2 of 8 × 4 × 8 is (8 + 128) / 8 = 17, as drawn.
+        let (data_degree, per_node) = d.numbering;
+        for (row, replica) in d.replicas.iter().enumerate() {
+            for (stage, cell) in d.rows[row].iter().enumerate() {
+                let stage = stage as u32;
+                assert_eq!(
+                    (replica * d.tensor + stage * d.tensor * data_degree) / per_node,
+                    cell.node
+                );
+            }
+        }
     }
 
     #[test]
