@@ -89,6 +89,13 @@ test('a symbol, its control and its readout light up together, by mouse and by k
   // Hovering the readout lights its symbol.
   await page.locator('.readout[data-readout="gradient-size"]').hover();
   await page.waitForFunction(() => document.querySelector('math [data-tie="gradient-size"].tied') !== null);
+  // X stands for what two controls set, the GPU and its share of peak: the
+  // GPU select's focus lights it and its meaning; pointing at X lights both.
+  await page.locator('select[data-param="gpu"]').focus();
+  await page.waitForFunction(() => document.querySelector('math [data-tie="gpu busy-util"].tied') !== null);
+  assert.match(await page.locator('.figure__symbols [data-tie="gpu busy-util"].tied').textContent(), /^X: /);
+  await page.locator('math [data-tie="gpu busy-util"]').first().hover();
+  await page.waitForFunction(() => ['gpu', 'busy-util'].every((key) => document.querySelector(`.control-tie.tied [data-param="${key}"]`)));
   assert.deepEqual(errors, []);
   await close();
 });
