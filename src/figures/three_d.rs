@@ -559,7 +559,7 @@ impl Params for ThreeDParams {
                         <tbody>
                             // Replica rows come and go one by one, each built once.
                             {rows(data, |d| &d.replicas, move |replica| {
-                                // The node of a replica's stage: its row is where the replica is listed.
+                                // The node of a replica's stage, as `Layout::node_of` numbers it.
                                 let node = move |stage: u32| numbering.with(|&(d, per_node)| (replica.get() * tensor + stage * tensor * d) / per_node);
                                 view! {
                                         <tr>
