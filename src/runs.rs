@@ -127,7 +127,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
             if plan.stage == ZeroStage::None { "no ZeRO" } else { plan.stage.label() },
             plan.bytes.id(),
             plan.flop.label(),
-            plan.activations.recompute.label().to_lowercase(),
+            plan.activations.recompute.label().to_ascii_lowercase(),
         ),
         published: said.join("; "),
         memory: format!(

@@ -48,7 +48,12 @@ impl Palette {
 
     /// The charts' font at `size` CSS pixels.
     pub fn font(&self, size: f64, colour: RGBColor, scale: f64) -> TextStyle<'static> {
-        ("sans-serif", size * scale).into_font().color(&colour)
+        // The family as a value, not the name "sans-serif": plotters lowercases
+        // a name with `str::to_lowercase`, whose Unicode tables were 25 KB of
+        // the wasm.
+        (FontFamily::SansSerif, size * scale)
+            .into_font()
+            .color(&colour)
     }
 
     /// Gives a chart's grid, axes and labels the palette's colours.

@@ -135,7 +135,9 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     );
     let mut shape_chars = summary.chars();
     let summary = shape_chars.next().map_or(String::new(), |first| {
-        first.to_uppercase().chain(shape_chars).collect()
+        std::iter::once(first.to_ascii_uppercase())
+            .chain(shape_chars)
+            .collect()
     });
     let rate = rate_note(params, &estimate);
     let arch = plan.arch;
