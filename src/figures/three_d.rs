@@ -94,7 +94,7 @@ impl ThreeDParams {
     /// After a new layout: a rank it no longer has becomes its last GPU,
     /// so that the rank box, the URL and the words name one GPU.
     fn fit_rank(&mut self) {
-        self.rank = self.rank.min(self.layout.gpus().saturating_sub(1));
+        self.rank = self.layout.existing_rank(self.rank);
     }
 }
 
@@ -131,9 +131,9 @@ pub struct ThreeDData {
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
-    /// The data-parallel degree d and the GPUs of a node: with t, a cell's
-    /// node is (replica·t + stage·t·d) / GPUs a node (`Layout::node_of`).
-    pub numbering: (u32, u32),
+    /// The layout and the GPUs of a node, from which the grid numbers each
+    /// cell's node (`Layout::node_of`).
+    pub numbering: (Layout, u32),
     /// N = t·p·d, the state per GPU and the time, with the current values.
     pub equations: Vec<Equation>,
     pub caption: String,
@@ -193,7 +193,7 @@ fn not_drawn(drawn: &[u32], d: u32) -> String {
 /// The selected rank's groups in words: which talk over NVLink, which over the network.
 fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
     // A rank beyond the layout's GPUs (a URL's) is its last GPU, as the grid marks it.
-    let rank = rank.min(layout.gpus().saturating_sub(1));
+    let rank = layout.existing_rank(rank);
     let (tp, dp, pp) = layout.coordinates(rank);
     let (t, p, d) = (
         layout.tensor.max(1),
@@ -320,7 +320,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         replicas,
         selected_tp,
         tensor: t,
-        numbering: (layout.data.max(1), gpu.gpus_per_node.max(1)),
+        numbering: (layout, gpu.gpus_per_node),
         equations: Vec::new(),
         caption: format!(
             "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node."
@@ -559,8 +559,7 @@ impl Params for ThreeDParams {
                         <tbody>
                             // Replica rows come and go one by one, each built once.
                             {rows(data, |d| &d.replicas, move |replica| {
-                                // The node of a replica's stage, as `Layout::node_of` numbers it.
-                                let node = move |stage: u32| numbering.with(|&(d, per_node)| (replica.get() * tensor + stage * tensor * d) / per_node);
+                                let node = move |stage: u32| numbering.with(|(layout, per_node)| layout.node_of(replica.get(), stage, *per_node));
                                 view! {
                                         <tr>
                                             <th scope="row">{move || format!("DP {}", replica.get())}</th>
@@ -673,16 +672,17 @@ mod tests {
         );
         assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
         assert_eq!(d.rows[1][2].node, 17);
-        // The grid writes each node from `numbering` as (r·t + s·t·d) / 8:
-        // replica 1, stage 2 of 8 × 4 × 8 is (8 + 128) / 8 = 17, as drawn.
-        let (data_degree, per_node) = d.numbering;
+        // The grid numbers each node from `numbering`, Megatron-LM's order
+        // (tensor fastest, then data, then pipeline), 8 GPUs a node:
+        // replica r, stage s of 8 × 4 × 8 starts at rank 8·(r + 8·s), so
+        // replica 1, stage 2 is on node 8·17 / 8 = 17, as drawn.
+        let (layout, per_node) = d.numbering;
+        assert_eq!(per_node, 8);
         for (row, replica) in d.replicas.iter().enumerate() {
             for (stage, cell) in d.rows[row].iter().enumerate() {
                 let stage = stage as u32;
-                assert_eq!(
-                    (replica * d.tensor + stage * d.tensor * data_degree) / per_node,
-                    cell.node
-                );
+                assert_eq!(8 * (replica + 8 * stage) / 8, cell.node);
+                assert_eq!(layout.node_of(*replica, stage, per_node), cell.node);
             }
         }
     }

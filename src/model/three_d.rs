@@ -47,10 +47,17 @@ impl Layout {
         tp + self.tensor.max(1) * (replica + self.data.max(1) * stage)
     }
 
-    /// A rank's index in each dimension: (tensor, data, pipeline).
+    /// A rank the layout has: `rank`, or the last GPU's when `rank` is
+    /// beyond it (a URL's, or one kept from a larger layout).
+    pub fn existing_rank(&self, rank: u32) -> u32 {
+        rank.min(self.gpus().saturating_sub(1))
+    }
+
+    /// A rank's index in each dimension: (tensor, data, pipeline), of the
+    /// last GPU for a rank beyond the layout.
     pub fn coordinates(&self, rank: u32) -> (u32, u32, u32) {
         let (t, d) = (self.tensor.max(1), self.data.max(1));
-        let rank = rank.min(self.gpus().saturating_sub(1));
+        let rank = self.existing_rank(rank);
         (rank % t, rank / t % d, rank / (t * d))
     }
 

@@ -185,6 +185,17 @@ test('at 320 and 360 px the page never scrolls sideways: the whole page, plan B 
       if (whole) await readyAll(page); else await ready(page);
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(wide <= width, `${query || 'the page'} at ${width} px is ${wide} px wide`);
+      if (query.includes('3d')) {
+        // Scrolled to its last stage, the grid keeps every replica's name in view.
+        const [scrolled, named] = await page.locator('.fig-3d__scroll').evaluate((scroll) => {
+          scroll.scrollLeft = scroll.scrollWidth;
+          const box = scroll.getBoundingClientRect();
+          const names = [...scroll.querySelectorAll('tbody th')];
+          return [scroll.scrollLeft, names.length > 0 && names.every((th) => th.getBoundingClientRect().left >= box.left - 0.5)];
+        });
+        assert.ok(scrolled > 0, `the 3D grid scrolls sideways at ${width} px`);
+        assert.ok(named, `each "DP n" stays in view with the grid scrolled at ${width} px`);
+      }
       if (query.includes('b.')) {
         // Plan B is on: each readout a card naming both plans.
         assert.ok(await page.locator('.compare__table tbody tr').count() > 5);
