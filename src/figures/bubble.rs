@@ -3,7 +3,6 @@
 //! against m (to 256) for every schedule at this p.
 
 use leptos::prelude::*;
-use plotters::prelude::*;
 
 use super::cells::Cells;
 use super::equations;
@@ -15,8 +14,8 @@ use crate::model::pipeline::{bubble, runnable_micro_batches, Schedule};
 use crate::model::schedule::fewest_micro_batches_below;
 use crate::model::units::{counted, Fraction};
 use crate::widgets::{
-    draw_line_chart, AxisLabel, Canvas, Equation, LineChart, NumberQuestion, Palette, PlotCanvas,
-    Readout, ReadoutData, Series, Unit,
+    line_chart_drawing, AxisLabel, Equation, LineChart, NumberQuestion, PlotCanvas, Readout,
+    ReadoutData, Series, Unit,
 };
 
 pub const FIGURE: Figure = Figure::of::<BubbleParams>(
@@ -198,12 +197,7 @@ impl Params for BubbleParams {
     fn diagram(_params: Cells<Self>, data: Memo<BubbleData>) -> AnyView {
         // One copy a change, shared by the timeline's parts (the schedule is simulated once, in `data`).
         let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
-        let draw = Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
-            let area = backend.into_drawing_area();
-            _ = area.fill(&TRANSPARENT);
-            data.with(|d| _ = draw_line_chart(&area, &d.chart, &palette, scale));
-            _ = area.present();
-        });
+        let draw = line_chart_drawing(Memo::new(move |_| data.with(|d| d.chart.clone())));
         view! {
             <div class="figure__diagram fig-pp"><Timeline data=timeline/></div>
             <div class="figure__chart">
@@ -289,7 +283,9 @@ mod tests {
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn the_chart_renders_to_svg_with_its_labels() {
+        use crate::widgets::{draw_line_chart, Palette};
         use plotters::backend::SVGBackend;
+        use plotters::prelude::*;
         let mut svg = String::new();
         {
             let area = SVGBackend::with_string(&mut svg, (640, 260)).into_drawing_area();

@@ -14,12 +14,15 @@ use super::shared;
 use crate::hooks::{page_hidden, use_interval, use_on_screen, use_reduced_motion};
 use crate::model::choice::{options, Choice};
 use crate::model::comm::{ring_step, Link, RingStep};
-use crate::model::data_parallel::{sequences_on, step};
+use crate::model::data_parallel::{allreduce_meets_compute_at, sequences_on, step, Step};
 use crate::model::memory::{fits, TrainingState};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
-use crate::model::units::{group_thousands, Bytes};
-use crate::widgets::{num, rows, Equation, Piece, ReadoutData, Unit};
+use crate::model::units::{group_thousands, Bytes, Seconds};
+use crate::widgets::{
+    line_chart_drawing, num, rows, AxisLabel, Equation, LineChart, Piece, PlotCanvas, ReadoutData,
+    Series, Unit,
+};
 
 pub const FIGURE: Figure = Figure::of::<DpParams>(
     About {
@@ -85,6 +88,9 @@ pub struct DpData {
     /// S = 2(N − 1)/N × G and the compute of a step, with the current values.
     pub equations: Vec<Equation>,
     pub summary: String,
+    /// Compute and all-reduce time against N, and where they cross, in words.
+    pub crossover: LineChart,
+    pub crossover_words: String,
 }
 
 /// Computes the figure from its parameters.
@@ -96,17 +102,33 @@ pub fn data(params: &DpParams) -> DpData {
     let seq = f64::from(scenario.arch().seq);
     let total = TrainingState::full(scenario.params(), scenario.bytes_per_param).total();
     let bandwidth = params.link.bandwidth(&gpu);
-    let step = step(
-        scenario
-            .bytes_per_param
-            .reduced_gradient_of(scenario.params()),
-        scenario.flop_per_token(),
-        batch,
-        seq,
-        n,
-        scenario.rate().sustained(),
-        bandwidth,
-    );
+    let gradient = scenario
+        .bytes_per_param
+        .reduced_gradient_of(scenario.params());
+    let rate = scenario.rate().sustained();
+    let at = |gpus: u32, link: Link| {
+        step(
+            gradient,
+            scenario.flop_per_token(),
+            batch,
+            seq,
+            gpus,
+            rate,
+            link.bandwidth(&gpu),
+        )
+    };
+    // Where the all-reduce over `link` comes to last as long as the compute: a GPU count to round up.
+    let meeting = |link: Link| {
+        allreduce_meets_compute_at(
+            gradient,
+            scenario.flop_per_token(),
+            batch,
+            seq,
+            rate,
+            link.bandwidth(&gpu),
+        )
+    };
+    let step = at(n, params.link);
     let scale = total.value().max(gpu.memory.value());
     let over = !fits(total, gpu.memory);
     let gpus = (0..n)
@@ -212,9 +234,127 @@ pub fn data(params: &DpParams) -> DpData {
             }
         ),
         summary,
+        crossover: crossover_chart(params.link, batch, &at, meeting(params.link)),
+        crossover_words: crossover_words(params.link, batch, batch * seq, &at, &meeting),
     };
     figure.equations = equations(params, &figure);
     figure
+}
+
+/// GPU counts the crossover chart samples: 33, evenly spaced in log₂ N from
+/// one GPU to one sequence a GPU.
+fn chart_gpus(batch: f64) -> Vec<u32> {
+    let top = batch.max(2.0).log2();
+    let mut gpus: Vec<u32> = (0..=32)
+        .map(|k| (top * f64::from(k) / 32.0).exp2().round() as u32)
+        .collect();
+    gpus.dedup();
+    gpus
+}
+
+/// Compute and all-reduce time a step against N, on log scales, from one
+/// GPU to one sequence a GPU: the compute falls as 1/N, each link's
+/// all-reduce rises towards twice one gradient's time, and past their
+/// crossing (ruled, for the reader's link, drawn bold) more GPUs wait
+/// longer than they compute.
+fn crossover_chart(
+    link: Link,
+    batch: f64,
+    at: &dyn Fn(u32, Link) -> Step,
+    meeting: f64,
+) -> LineChart {
+    let gpus = chart_gpus(batch);
+    let curve = |from: u32, time: &dyn Fn(u32) -> Seconds| -> Vec<(f64, f64)> {
+        gpus.iter()
+            .filter(|&&n| n >= from)
+            .map(|&n| (f64::from(n).log2(), time(n).value().log10()))
+            .collect()
+    };
+    let allreduce = |over: Link, label, colour| Series {
+        label,
+        points: curve(2, &|n| at(n, over).allreduce),
+        colour,
+        bold: over == link,
+    };
+    let lines = vec![
+        Series {
+            label: "Compute, one GPU's share",
+            points: curve(1, &|n| at(n, link).compute),
+            colour: 0,
+            bold: true,
+        },
+        allreduce(Link::NvLink, "All-reduce over NVLink", 1),
+        allreduce(Link::Network, "All-reduce over the network", 2),
+    ];
+    let (low, high) = lines
+        .iter()
+        .flat_map(|series| &series.points)
+        .fold((f64::MAX, f64::MIN), |(low, high), &(_, y)| {
+            (low.min(y), high.max(y))
+        });
+    LineChart {
+        title: "Compute and all-reduce a step, against GPUs".to_string(),
+        x_desc: "GPUs N (log scale)",
+        y_desc: "time a step (log scale)",
+        x_range: (0.0, batch.max(2.0).log2()),
+        y_range: (low.floor(), high.ceil().max(low.floor() + 1.0)),
+        x_labels: 6,
+        x_label: AxisLabel::PowerOfTwo,
+        y_label: AxisLabel::LogSeconds,
+        lines,
+        dots: Vec::new(),
+        marker: None,
+        rule: (meeting.ceil() <= batch)
+            .then(|| (meeting.ceil().log2(), "all-reduce outlasts compute")),
+    }
+}
+
+/// Where more GPUs stop paying, in words: N = 1 + C₁/(2T) for the reader's
+/// link and the other (`allreduce_meets_compute_at`), and as a rule of
+/// thumb the tokens a GPU needs a step, B·s/N there.
+fn crossover_words(
+    link: Link,
+    batch: f64,
+    tokens: f64,
+    at: &dyn Fn(u32, Link) -> Step,
+    meeting: &dyn Fn(Link) -> f64,
+) -> String {
+    let other = match link {
+        Link::NvLink => Link::Network,
+        Link::Network => Link::NvLink,
+    };
+    // N rounded up, whether the batch has that many sequences, and its tokens a GPU.
+    let meets = |link: Link| {
+        let gpus = meeting(link).ceil();
+        (
+            group_thousands(gpus.min(1e15)),
+            gpus <= batch,
+            group_thousands((tokens / meeting(link)).round()),
+        )
+    };
+    let (here, within, tokens_here) = meets(link);
+    let (there, there_within, tokens_there) = meets(other);
+    format!(
+        "On one GPU the whole batch takes C₁ = {whole}; one gradient takes T = {one} over {link}. \
+         More GPUs shrink the compute a step, C₁/N, and grow the all-reduce, 2(N − 1)/N × T, towards \
+         2T: they meet at N = 1 + C₁/(2T). Over {link} that is {here} GPUs{verdict} Over {other} it is \
+         {there}{other_verdict}. As a rule of thumb, the all-reduce over {link} stays shorter than the \
+         compute while each GPU has more than {tokens_here} tokens a step (B·s/N); over {other}, \
+         {tokens_there}.",
+        verdict = if within {
+            ": past it another GPU saves less compute than it adds in waiting.".to_string()
+        } else {
+            format!(
+                ", more than one sequence a GPU allows (N = {}): the batch runs out before the link does.",
+                group_thousands(batch)
+            )
+        },
+        other_verdict = if there_within { "" } else { ", past the batch too" },
+        whole = at(1, link).compute,
+        one = at(2, link).allreduce,
+        link = link.phrase(),
+        other = other.phrase(),
+    )
 }
 
 /// The ring all-reduce's traffic, S = 2(N − 1)/N × G (Patarasuk and Yuan
@@ -363,6 +503,15 @@ impl Params for DpParams {
                 </ol>
                 <p class="fig-dp__note">{move || data.with(|d| d.state_note.clone())}</p>
                 <Ring params=params/>
+            </div>
+            // Redrawn only when the curves change: N moves along them.
+            <div class="figure__chart">
+                <PlotCanvas
+                    draw=line_chart_drawing(Memo::new(move |_| data.with(|d| d.crossover.clone())))
+                    height=280
+                    label=Signal::derive(move || data.with(|d| d.crossover_words.clone()))
+                />
+                <p class="fig-dp__crossover">{move || data.with(|d| d.crossover_words.clone())}</p>
             </div>
         }
         .into_any()
@@ -586,6 +735,59 @@ fn RingDiagram(
 mod tests {
     use super::*;
     use crate::model::memory::BytesPerParam;
+
+    /// The seeds' defaults: 6.74B parameters, a batch of 1,024 sequences of
+    /// 4,096 tokens, 150 TFLOP/s. On one GPU the batch is 6 × 6.74e9 ×
+    /// 1,024 × 4,096 / 1.5e14 = 1,130.9 s (18.8 min); one 13.48 GB gradient
+    /// takes 13.48/50 = 0.2696 s over the network and 13.48/450 = 30 ms
+    /// over NVLink. They meet at N = 1 + 1,130.9/0.5392 = 2,098.4 and
+    /// 1 + 1,130.9/0.05991 = 18,875.4 GPUs, both past the 1,024 sequences;
+    /// B·s/N there is 4,194,304/2,098.4 = 1,999 and 222 tokens a GPU. At
+    /// 600 TFLOP/s the compute is a quarter and the network's crossing,
+    /// 1 + 282.7/0.5392 = 525.4, falls inside the batch, at 526 GPUs.
+    #[test]
+    fn the_all_reduce_outlasts_the_compute_where_the_model_says() {
+        let network = data(&DpParams::default());
+        let words = &network.crossover_words;
+        for part in [
+            "C₁ = 18.8 min; one gradient takes T = 0.27 s over the network",
+            "Over the network that is 2,099 GPUs, more than one sequence a GPU allows (N = 1,024)",
+            "Over NVLink it is 18,876, past the batch too",
+            "more than 1,999 tokens a step (B·s/N); over NVLink, 222.",
+        ] {
+            assert!(words.contains(part), "{part:?} not in {words}");
+        }
+        assert_eq!(network.crossover.rule, None);
+        assert_eq!(network.crossover.x_range, (0.0, 10.0));
+        let bold: Vec<&str> = network
+            .crossover
+            .lines
+            .iter()
+            .filter(|s| s.bold)
+            .map(|s| s.label)
+            .collect();
+        assert_eq!(
+            bold,
+            ["Compute, one GPU's share", "All-reduce over the network"]
+        );
+        // The compute halves with every doubling of N: C₁/1,024 = 1.10 s at the right end.
+        let compute = &network.crossover.lines[0].points;
+        assert_eq!(compute.first().map(|p| p.0), Some(0.0));
+        let (x, y) = *compute.last().unwrap();
+        assert_eq!(x, 10.0);
+        assert!((10f64.powf(y) - 1130.9 / 1024.0).abs() < 0.01);
+
+        let mut fast = DpParams::default();
+        fast.scenario.tflops_override = Some(600.0);
+        let fast = data(&fast);
+        assert!(fast.crossover_words.contains(
+            "Over the network that is 526 GPUs: past it another GPU saves less compute than it adds in waiting."
+        ));
+        assert_eq!(
+            fast.crossover.rule,
+            Some((526f64.log2(), "all-reduce outlasts compute"))
+        );
+    }
 
     /// The ring's positions against the standard library's sine and cosine
     /// (clockwise from the top: x = sin 2πt, y = −cos 2πt), for every GPU of

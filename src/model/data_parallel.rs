@@ -52,6 +52,25 @@ pub fn step(
     }
 }
 
+/// Where the ring all-reduce comes to last as long as the compute of a
+/// step, as [`step`] times them: the compute C₁/N (C₁ the whole batch on
+/// one GPU) falls as N grows while the all-reduce, 2(N − 1)/N · T (T one
+/// gradient over the link), rises towards 2T, and they meet at
+/// N = 1 + C₁/(2T), a GPU count to round up. Past it, another GPU saves
+/// less compute than it adds in waiting.
+pub fn allreduce_meets_compute_at(
+    gradient: Bytes,
+    flop_per_token: f64,
+    batch: f64,
+    seq: f64,
+    rate: FlopPerSecond,
+    bandwidth: BytesPerSecond,
+) -> f64 {
+    let whole_batch = Flop(flop_per_token * batch * seq).at(rate).value();
+    let one_gradient = transfer_time(gradient, bandwidth).value();
+    1.0 + whole_batch / (2.0 * one_gradient)
+}
+
 /// How a batch of `batch` sequences divides over `gpus` GPUs, as evenly as
 /// it can: the first B mod N GPUs take one more.
 pub fn sequences_on(batch: u32, gpus: u32, gpu: u32) -> u32 {
@@ -62,6 +81,43 @@ pub fn sequences_on(batch: u32, gpus: u32, gpu: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 1B-parameter model (a 2 GB bf16 gradient), 6 FLOP a parameter and
+    /// token, a batch of 64 sequences of 1,000 tokens at 100 TFLOP/s: the
+    /// whole batch is 6e9 · 64,000 / 1e14 = 3.84 s on one GPU. Over 25 GB/s
+    /// one gradient takes 0.08 s, so the all-reduce, 2(N − 1)/N · 0.08 s,
+    /// reaches the compute, 3.84/N s, at N = 1 + 3.84/0.16 = 25 (both
+    /// 0.1536 s); at 24 GPUs the compute is still longer (0.16 against
+    /// 0.1533 s). Over 450 GB/s one gradient takes 4.44 ms and they meet at
+    /// N = 1 + 3.84/0.00889 = 433.
+    #[test]
+    fn the_allreduce_meets_the_compute_at_one_plus_half_their_ratio() {
+        let crossing = |bandwidth| {
+            allreduce_meets_compute_at(
+                Bytes(2e9),
+                6e9,
+                64.0,
+                1000.0,
+                FlopPerSecond(1e14),
+                BytesPerSecond(bandwidth),
+            )
+        };
+        assert!((crossing(25e9) - 25.0).abs() < 1e-9);
+        let at = |gpus| {
+            step(
+                Bytes(2e9),
+                6e9,
+                64.0,
+                1000.0,
+                gpus,
+                FlopPerSecond(1e14),
+                BytesPerSecond(25e9),
+            )
+        };
+        assert!(at(25).allreduce.value() >= at(25).compute.value());
+        assert!(at(24).allreduce.value() < at(24).compute.value());
+        assert!((crossing(450e9) - 433.0).abs() < 1e-9);
+    }
 
     /// The split gives every sequence to exactly one GPU.
     #[test]

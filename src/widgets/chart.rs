@@ -12,6 +12,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::hooks::{use_element_size, use_prefers_dark};
+use crate::model::units::{group_thousands, trimmed};
 
 /// Colours of the shared palette, read from the page's CSS tokens so that
 /// charts follow the light or dark theme.
@@ -110,6 +111,9 @@ pub enum AxisLabel {
     Percent,
     /// Plain numbers with the decimals of the step between ticks: `0.05`, `0.10`.
     Plain,
+    /// Values drawn as the base-10 logarithm of a time, labelled in
+    /// seconds: `0.01 s`, `1 s`, `10,000 s`.
+    LogSeconds,
 }
 
 impl AxisLabel {
@@ -130,6 +134,14 @@ impl AxisLabel {
             AxisLabel::PowerOfTwo => format!("{:.0}", value.exp2()),
             AxisLabel::Percent => format!("{:.*}%", decimals.saturating_sub(2), value * 100.0),
             AxisLabel::Plain => format!("{value:.decimals$}"),
+            AxisLabel::LogSeconds => {
+                let seconds = 10f64.powf(value);
+                if seconds >= 1000.0 {
+                    format!("{} s", group_thousands(seconds))
+                } else {
+                    format!("{} s", trimmed(seconds, 2))
+                }
+            }
         }
     }
 }
@@ -179,7 +191,8 @@ pub fn draw_line_chart<DB: DrawingBackend>(
     let (x_label, y_label) = (chart.x_label, chart.y_label);
     let x_ticks = ticks(chart.x_range, chart.x_labels);
     let x_decimals = tick_decimals(&x_ticks);
-    let y_decimals = tick_decimals(&ticks(chart.y_range, Y_LABELS));
+    let y_ticks = ticks(chart.y_range, Y_LABELS);
+    let y_decimals = tick_decimals(&y_ticks);
     // The last x label is centred on its tick, which may be the plot's
     // right edge: the margin there must hold half of it, or it is clipped.
     let overhang = match x_ticks.last() {
@@ -191,7 +204,16 @@ pub fn draw_line_chart<DB: DrawingBackend>(
         }
         None => 0,
     };
-    let (margin, y_label_area) = (px(8.0), px(52.0));
+    // The y labels' area holds the widest of them beside the axis's title.
+    let mut widest = 0;
+    for &tick in &y_ticks {
+        let text = y_label.text(tick, y_decimals);
+        widest = widest.max(
+            area.estimate_text_size(&text, &palette.label_font(scale))?
+                .0 as i32,
+        );
+    }
+    let (margin, y_label_area) = (px(8.0), px(52.0).max(widest + px(28.0)));
     let right = margin.max(overhang + px(2.0));
 
     let mut entries: Vec<(&str, RGBColor, LegendMark)> = chart
@@ -606,6 +628,17 @@ impl DrawingBackend for Canvas {
 /// and the device pixel ratio (to scale fonts and strokes).
 pub type Draw = Callback<(Canvas, Palette, f64)>;
 
+/// Draws the line chart `chart` holds over the whole canvas, again only
+/// when it changes: what a figure with one chart gives [`PlotCanvas`].
+pub fn line_chart_drawing(chart: Memo<LineChart>) -> Draw {
+    Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
+        let area = backend.into_drawing_area();
+        _ = area.fill(&TRANSPARENT);
+        chart.with(|chart| _ = draw_line_chart(&area, chart, &palette, scale));
+        _ = area.present();
+    })
+}
+
 #[component]
 pub fn PlotCanvas(
     /// Draws the chart; it is re-run whenever the signals it reads change.
@@ -764,6 +797,11 @@ mod tests {
         assert_eq!(AxisLabel::Whole.text(3.0000000000000004, 0), "3");
         assert_eq!(AxisLabel::Whole.text(1.5, 1), "");
         assert_eq!(AxisLabel::Whole.text(2.0000000000000004, 1), "2");
+        // Times on a log axis, in seconds: 10⁻², 10⁰, 10², 10⁴ and half a decade.
+        let seconds: Vec<String> = [-2.0, 0.0, 2.0, 4.0, 0.5]
+            .map(|decade| AxisLabel::LogSeconds.text(decade, 0))
+            .into();
+        assert_eq!(seconds, ["0.01 s", "1 s", "100 s", "10,000 s", "3.2 s"]);
         assert_eq!(AxisLabel::PowerOfTwo.text(8.0, 0), "256");
     }
 

@@ -16,7 +16,8 @@ mod slider;
 mod toggle;
 
 pub use chart::{
-    draw_line_chart, AxisLabel, Canvas, LegendMark, LineChart, Palette, PlotCanvas, Series,
+    draw_line_chart, line_chart_drawing, AxisLabel, Canvas, LegendMark, LineChart, Palette,
+    PlotCanvas, Series,
 };
 pub use math::{num, Equation, Equations, Piece, Symbol};
 pub use notices::Notices;

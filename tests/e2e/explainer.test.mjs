@@ -67,6 +67,46 @@ test('dp: the GPUs slider by keyboard and mouse, the link toggle by keyboard', a
   await close();
 });
 
+test('dp: the crossover chart says where more GPUs stop paying; the link redraws it, the GPUs do not', async () => {
+  const { page, errors, close } = await embed('fig=dp');
+  const words = page.locator('.fig-dp__crossover');
+  const canvas = page.locator('.figure__chart canvas');
+  // On one GPU the batch is 6 × 6.74e9 × 1,024 × 4,096 / 1.5e14 = 1,130.9 s, and a 13.48 GB
+  // gradient takes 13.48/50 = 0.2696 s over the network, 13.48/450 = 0.030 s over NVLink: the
+  // all-reduce reaches the compute at N = 1 + 1,130.9/0.5392 = 2,099 and 1 + 1,130.9/0.0599 = 18,876.
+  assert.match(await words.textContent(), /Over the network that is 2,099 GPUs, more than one sequence a GPU allows \(N = 1,024\)/);
+  assert.equal(await canvas.getAttribute('aria-label'), await words.textContent());
+  // Pixels drawn on the canvas, and a fingerprint of them.
+  const drawing = () => canvas.evaluate((c) => {
+    const pixels = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i]) inked += 1;
+    return [inked, c.toDataURL()];
+  });
+  let [inked, before] = await drawing();
+  for (let tries = 0; inked < 1000 && tries < 30; tries += 1) {
+    await page.waitForTimeout(100);
+    [inked, before] = await drawing();
+  }
+  assert.ok(inked >= 1000, `the chart is drawn (${inked} pixels)`);
+  const text = await words.textContent();
+  await press(page, 'input[data-param="gpus"]', 'ArrowRight');
+  await urlMatching(page, /\?fig=dp&gpus=9$/);
+  assert.equal(await words.textContent(), text, 'N moves along the curves: the words stay');
+  assert.equal((await drawing())[1], before, 'and the chart is not redrawn');
+  await page.locator('label.control__segment', { hasText: /^NVLink$/ }).click();
+  await urlMatching(page, /\?fig=dp&gpus=9&link=nvlink$/);
+  assert.match(await words.textContent(), /T = 30 ms over NVLink\. .* Over NVLink that is 18,876 GPUs, .* Over the network it is 2,099, past the batch too\./);
+  let after = before;
+  for (let tries = 0; after === before && tries < 30; tries += 1) {
+    await page.waitForTimeout(100);
+    after = (await drawing())[1];
+  }
+  assert.notEqual(after, before, 'the chart is redrawn with the NVLink curve bold');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 /** Drags `locator` sideways by `pixels` from its centre, in four moves. */
 async function dragSideways(page, locator, pixels) {
   await locator.scrollIntoViewIfNeeded();
