@@ -212,6 +212,9 @@ pub fn Readout(
     let data = Memo::new(move |_| data.get());
     let unit = use_byte_unit();
     let tie = use_tie();
+    // The note's element comes and goes with the note; a new note only
+    // rewrites its text (rebuilt, its class was set again each change).
+    let has_note = Memo::new(move |_| data.with(|d| d.note.is_some()));
     view! {
         <div
             class="readout"
@@ -222,7 +225,9 @@ pub fn Readout(
         >
             <span class="readout__label">{move || data.with(|d| d.label.clone())}</span>
             <span class="readout__value">{move || data.with(|d| d.shown(unit.get()))}</span>
-            {move || data.with(|d| d.note.clone()).map(|note| view! { <span class="readout__note">{note}</span> })}
+            {move || has_note.get().then(|| view! {
+                <span class="readout__note">{move || data.with(|d| d.note.clone().unwrap_or_default())}</span>
+            })}
         </div>
     }
 }

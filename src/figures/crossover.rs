@@ -1,0 +1,121 @@
+//! Where splitting the work n ways stops paying, for data and tensor
+//! parallelism alike: each GPU's compute falls as C₁/n while a ring
+//! all-reduce grows towards twice one message's time, 2(n − 1)/n × T, so
+//! the two meet at n = 1 + C₁/(2T)
+//! (`model::data_parallel::allreduce_meets_compute_at`,
+//! `model::tensor::allreduces_meet_compute_at`).
+
+use leptos::prelude::*;
+
+use crate::model::comm::Link;
+use crate::model::units::{group_thousands, Seconds};
+use crate::widgets::{line_chart_drawing, AxisLabel, LineChart, PlotCanvas, Series};
+
+/// What a crossover chart draws.
+pub struct Crossover<'a> {
+    pub title: String,
+    pub x_desc: &'static str,
+    pub y_desc: &'static str,
+    /// The largest n drawn: past it the work cannot be split further.
+    pub top: f64,
+    /// The reader's link: its all-reduce is drawn bold and its crossing ruled.
+    pub link: Link,
+    /// Where compute and all-reduce meet over the reader's link, unrounded.
+    pub meeting: f64,
+    /// One GPU's compute and its all-reduce at n over a link.
+    pub time: &'a dyn Fn(u32, Link) -> (Seconds, Seconds),
+}
+
+/// The n a chart samples: 33, evenly spaced in log₂ n from 1 to `top`.
+fn samples(top: f64) -> Vec<u32> {
+    let top = top.max(2.0).log2();
+    let mut n: Vec<u32> = (0..=32)
+        .map(|k| (top * f64::from(k) / 32.0).exp2().round() as u32)
+        .collect();
+    n.dedup();
+    n
+}
+
+/// Compute and each link's all-reduce against n, both on log scales.
+pub fn chart(c: &Crossover) -> LineChart {
+    let n = samples(c.top);
+    let curve = |from: u32, time: &dyn Fn(u32) -> Seconds| -> Vec<(f64, f64)> {
+        n.iter()
+            .filter(|&&n| n >= from)
+            .map(|&n| (f64::from(n).log2(), time(n).value().log10()))
+            .collect()
+    };
+    let allreduce = |over: Link, label, colour| Series {
+        label,
+        points: curve(2, &|n| (c.time)(n, over).1),
+        colour,
+        bold: over == c.link,
+    };
+    let lines = vec![
+        Series {
+            label: "Compute",
+            points: curve(1, &|n| (c.time)(n, c.link).0),
+            colour: 0,
+            bold: true,
+        },
+        allreduce(Link::NvLink, "All-reduce, NVLink", 1),
+        allreduce(Link::Network, "All-reduce, network", 2),
+    ];
+    let (low, high) = lines
+        .iter()
+        .flat_map(|series| &series.points)
+        .fold((f64::MAX, f64::MIN), |(low, high), &(_, y)| {
+            (low.min(y), high.max(y))
+        });
+    let (crossing, within) = rounded(c.meeting, c.top);
+    LineChart {
+        title: c.title.clone(),
+        x_desc: c.x_desc,
+        y_desc: c.y_desc,
+        x_range: (0.0, c.top.max(2.0).log2()),
+        y_range: (low.floor(), high.ceil().max(low.floor() + 1.0)),
+        x_labels: 6,
+        x_label: AxisLabel::PowerOfTwo,
+        y_label: AxisLabel::LogSeconds,
+        lines,
+        dots: Vec::new(),
+        marker: None,
+        rule: within.then(|| {
+            let label = match c.link {
+                Link::NvLink => "NVLink all-reduce overtakes compute",
+                Link::Network => "network all-reduce overtakes compute",
+            };
+            (crossing.log2(), label)
+        }),
+    }
+}
+
+/// A meeting point as the GPU count it takes (rounded up), and whether the
+/// work splits that many ways (at most `top`).
+pub fn rounded(meeting: f64, top: f64) -> (f64, bool) {
+    let n = meeting.ceil();
+    (n, n <= top)
+}
+
+/// A meeting point written as a count: `2,099`.
+pub fn count(meeting: f64) -> String {
+    group_thousands(meeting.ceil().min(1e15))
+}
+
+/// The chart, drawn again only when its curves change (n moves along
+/// them), and its `words` under it, which describe it to a screen reader
+/// too: the canvas's own label only names it.
+pub fn view(chart: Memo<LineChart>, words: Signal<String>) -> impl IntoView {
+    let label = chart.with_untracked(|c| {
+        format!(
+            "Chart: {}, on log scales, described in the paragraph below",
+            c.title
+        )
+    });
+    view! {
+        <div class="figure__chart">
+            <PlotCanvas draw=line_chart_drawing(chart) height=280 label=label/>
+            <p class="figure__crossover">{words}</p>
+        </div>
+    }
+}
