@@ -7,6 +7,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::cells::Cells;
+use super::crossover::{self, Crossover};
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
@@ -18,11 +19,8 @@ use crate::model::data_parallel::{allreduce_meets_compute_at, sequences_on, step
 use crate::model::memory::{fits, TrainingState};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
-use crate::model::units::{group_thousands, Bytes, Seconds};
-use crate::widgets::{
-    line_chart_drawing, num, rows, AxisLabel, Equation, LineChart, Piece, PlotCanvas, ReadoutData,
-    Series, Unit,
-};
+use crate::model::units::{counted, group_thousands, Bytes};
+use crate::widgets::{num, rows, Equation, LineChart, Piece, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<DpParams>(
     About {
@@ -234,79 +232,22 @@ pub fn data(params: &DpParams) -> DpData {
             }
         ),
         summary,
-        crossover: crossover_chart(params.link, batch, &at, meeting(params.link)),
+        crossover: crossover::chart(&Crossover {
+            title: "Compute and all-reduce a step, against GPUs".to_string(),
+            x_desc: "GPUs N (log scale)",
+            y_desc: "time a step (log scale)",
+            top: batch,
+            link: params.link,
+            meeting: meeting(params.link),
+            time: &|n, link| {
+                let step = at(n, link);
+                (step.compute, step.allreduce)
+            },
+        }),
         crossover_words: crossover_words(params.link, batch, batch * seq, &at, &meeting),
     };
     figure.equations = equations(params, &figure);
     figure
-}
-
-/// GPU counts the crossover chart samples: 33, evenly spaced in log₂ N from
-/// one GPU to one sequence a GPU.
-fn chart_gpus(batch: f64) -> Vec<u32> {
-    let top = batch.max(2.0).log2();
-    let mut gpus: Vec<u32> = (0..=32)
-        .map(|k| (top * f64::from(k) / 32.0).exp2().round() as u32)
-        .collect();
-    gpus.dedup();
-    gpus
-}
-
-/// Compute and all-reduce time a step against N, on log scales, from one
-/// GPU to one sequence a GPU: the compute falls as 1/N, each link's
-/// all-reduce rises towards twice one gradient's time, and past their
-/// crossing (ruled, for the reader's link, drawn bold) more GPUs wait
-/// longer than they compute.
-fn crossover_chart(
-    link: Link,
-    batch: f64,
-    at: &dyn Fn(u32, Link) -> Step,
-    meeting: f64,
-) -> LineChart {
-    let gpus = chart_gpus(batch);
-    let curve = |from: u32, time: &dyn Fn(u32) -> Seconds| -> Vec<(f64, f64)> {
-        gpus.iter()
-            .filter(|&&n| n >= from)
-            .map(|&n| (f64::from(n).log2(), time(n).value().log10()))
-            .collect()
-    };
-    let allreduce = |over: Link, label, colour| Series {
-        label,
-        points: curve(2, &|n| at(n, over).allreduce),
-        colour,
-        bold: over == link,
-    };
-    let lines = vec![
-        Series {
-            label: "Compute, one GPU's share",
-            points: curve(1, &|n| at(n, link).compute),
-            colour: 0,
-            bold: true,
-        },
-        allreduce(Link::NvLink, "All-reduce over NVLink", 1),
-        allreduce(Link::Network, "All-reduce over the network", 2),
-    ];
-    let (low, high) = lines
-        .iter()
-        .flat_map(|series| &series.points)
-        .fold((f64::MAX, f64::MIN), |(low, high), &(_, y)| {
-            (low.min(y), high.max(y))
-        });
-    LineChart {
-        title: "Compute and all-reduce a step, against GPUs".to_string(),
-        x_desc: "GPUs N (log scale)",
-        y_desc: "time a step (log scale)",
-        x_range: (0.0, batch.max(2.0).log2()),
-        y_range: (low.floor(), high.ceil().max(low.floor() + 1.0)),
-        x_labels: 6,
-        x_label: AxisLabel::PowerOfTwo,
-        y_label: AxisLabel::LogSeconds,
-        lines,
-        dots: Vec::new(),
-        marker: None,
-        rule: (meeting.ceil() <= batch)
-            .then(|| (meeting.ceil().log2(), "all-reduce outlasts compute")),
-    }
 }
 
 /// Where more GPUs stop paying, in words: N = 1 + C₁/(2T) for the reader's
@@ -319,41 +260,46 @@ fn crossover_words(
     at: &dyn Fn(u32, Link) -> Step,
     meeting: &dyn Fn(Link) -> f64,
 ) -> String {
-    let other = match link {
-        Link::NvLink => Link::Network,
-        Link::Network => Link::NvLink,
-    };
-    // N rounded up, whether the batch has that many sequences, and its tokens a GPU.
+    let other = link.other();
+    // N, whether the batch has that many sequences, and its tokens a GPU.
     let meets = |link: Link| {
-        let gpus = meeting(link).ceil();
         (
-            group_thousands(gpus.min(1e15)),
-            gpus <= batch,
-            group_thousands((tokens / meeting(link)).round()),
+            crossover::count(meeting(link)),
+            crossover::rounded(meeting(link), batch).1,
+            (tokens / meeting(link)).round(),
         )
     };
     let (here, within, tokens_here) = meets(link);
     let (there, there_within, tokens_there) = meets(other);
     format!(
-        "On one GPU the whole batch takes C₁ = {whole}; one gradient takes T = {one} over {link}. \
-         More GPUs shrink the compute a step, C₁/N, and grow the all-reduce, 2(N − 1)/N × T, towards \
-         2T: they meet at N = 1 + C₁/(2T). Over {link} that is {here} GPUs{verdict} Over {other} it is \
-         {there}{other_verdict}. As a rule of thumb, the all-reduce over {link} stays shorter than the \
-         compute while each GPU has more than {tokens_here} tokens a step (B·s/N); over {other}, \
-         {tokens_there}.",
+        "On one GPU the whole batch takes C₁ = {whole}, and sending one gradient once over {link} takes \
+         T = {one}. More GPUs shrink the compute a step, C₁/N, and grow the all-reduce, 2(N − 1)/N × T, \
+         towards 2T: they meet at N = 1 + C₁/(2T). Over {link} that is {here} GPUs{verdict} Over {other} \
+         it is {there}{other_verdict}. As a rule of thumb, the all-reduce over {link} stays shorter than \
+         the compute while each GPU has more than {tokens_here} a step (B·s/N); over {other}, \
+         {tokens_there}. The model runs the two one after the other, with no overlap.",
         verdict = if within {
-            ": past it another GPU saves less compute than it adds in waiting.".to_string()
+            ": past it each GPU spends more of a step waiting for the all-reduce than computing. The step \
+             still shortens, ever more slowly, towards 2T, while the GPU-hours of each step grow."
+                .to_string()
         } else {
             format!(
-                ", more than one sequence a GPU allows (N = {}): the batch runs out before the link does.",
+                ", beyond N = {}, where each GPU has a single sequence of the batch: the batch runs out \
+                 before the link does.",
                 group_thousands(batch)
             )
         },
-        other_verdict = if there_within { "" } else { ", past the batch too" },
+        other_verdict = match (there_within, within) {
+            (true, _) => "",
+            (false, true) => ", beyond the batch",
+            (false, false) => ", beyond the batch too",
+        },
         whole = at(1, link).compute,
         one = at(2, link).allreduce,
         link = link.phrase(),
         other = other.phrase(),
+        tokens_here = counted(tokens_here, "token", "tokens"),
+        tokens_there = group_thousands(tokens_there),
     )
 }
 
@@ -504,15 +450,10 @@ impl Params for DpParams {
                 <p class="fig-dp__note">{move || data.with(|d| d.state_note.clone())}</p>
                 <Ring params=params/>
             </div>
-            // Redrawn only when the curves change: N moves along them.
-            <div class="figure__chart">
-                <PlotCanvas
-                    draw=line_chart_drawing(Memo::new(move |_| data.with(|d| d.crossover.clone())))
-                    height=280
-                    label=Signal::derive(move || data.with(|d| d.crossover_words.clone()))
-                />
-                <p class="fig-dp__crossover">{move || data.with(|d| d.crossover_words.clone())}</p>
-            </div>
+            {crossover::view(
+                Memo::new(move |_| data.with(|d| d.crossover.clone())),
+                Signal::derive(move || data.with(|d| d.crossover_words.clone())),
+            )}
         }
         .into_any()
     }
@@ -750,9 +691,9 @@ mod tests {
         let network = data(&DpParams::default());
         let words = &network.crossover_words;
         for part in [
-            "C₁ = 18.8 min; one gradient takes T = 0.27 s over the network",
-            "Over the network that is 2,099 GPUs, more than one sequence a GPU allows (N = 1,024)",
-            "Over NVLink it is 18,876, past the batch too",
+            "C₁ = 18.8 min, and sending one gradient once over the network takes T = 0.27 s",
+            "Over the network that is 2,099 GPUs, beyond N = 1,024, where each GPU has a single sequence",
+            "Over NVLink it is 18,876, beyond the batch too",
             "more than 1,999 tokens a step (B·s/N); over NVLink, 222.",
         ] {
             assert!(words.contains(part), "{part:?} not in {words}");
@@ -766,10 +707,7 @@ mod tests {
             .filter(|s| s.bold)
             .map(|s| s.label)
             .collect();
-        assert_eq!(
-            bold,
-            ["Compute, one GPU's share", "All-reduce over the network"]
-        );
+        assert_eq!(bold, ["Compute", "All-reduce, network"]);
         // The compute halves with every doubling of N: C₁/1,024 = 1.10 s at the right end.
         let compute = &network.crossover.lines[0].points;
         assert_eq!(compute.first().map(|p| p.0), Some(0.0));
@@ -781,11 +719,11 @@ mod tests {
         fast.scenario.tflops_override = Some(600.0);
         let fast = data(&fast);
         assert!(fast.crossover_words.contains(
-            "Over the network that is 526 GPUs: past it another GPU saves less compute than it adds in waiting."
+            "Over the network that is 526 GPUs: past it each GPU spends more of a step waiting for the all-reduce than computing."
         ));
         assert_eq!(
             fast.crossover.rule,
-            Some((526f64.log2(), "all-reduce outlasts compute"))
+            Some((526f64.log2(), "network all-reduce overtakes compute"))
         );
     }
 

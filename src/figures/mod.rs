@@ -12,6 +12,7 @@
 
 pub mod cells;
 pub mod compare;
+pub mod crossover;
 pub mod equations;
 pub mod figure;
 pub mod layouts;

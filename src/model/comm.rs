@@ -78,6 +78,14 @@ impl Link {
         }
     }
 
+    /// The link this one is not.
+    pub fn other(self) -> Link {
+        match self {
+            Link::NvLink => Link::Network,
+            Link::Network => Link::NvLink,
+        }
+    }
+
     /// This link's bandwidth on a GPU, one direction.
     pub fn bandwidth(self, gpu: &GpuPreset) -> BytesPerSecond {
         match self {

@@ -131,7 +131,11 @@ impl AxisLabel {
                     String::new()
                 }
             }
-            AxisLabel::PowerOfTwo => format!("{:.0}", value.exp2()),
+            // Only whole powers: a tick between them (a range of 1 to 3) has no label.
+            AxisLabel::PowerOfTwo => match AxisLabel::Whole.text(value, decimals).is_empty() {
+                true => String::new(),
+                false => group_thousands(value.round().exp2()),
+            },
             AxisLabel::Percent => format!("{:.*}%", decimals.saturating_sub(2), value * 100.0),
             AxisLabel::Plain => format!("{value:.decimals$}"),
             AxisLabel::LogSeconds => {
@@ -241,13 +245,19 @@ pub fn draw_line_chart<DB: DrawingBackend>(
         width as i32 - legend_left - right,
     )?;
     let (plot_area, legend_area) = area.split_vertically((height as i32 - legend.height).max(0));
+    // A title wider than the canvas (a phone's) is set smaller, down to 10 px.
+    let title_width = area
+        .estimate_text_size(&chart.title, &palette.font(15.0, palette.text, scale))?
+        .0 as f64;
+    let room = f64::from(width) - 2.0 * f64::from(margin);
+    let title_size = (15.0 * (room / title_width).min(1.0)).max(10.0);
 
     let mut ctx = ChartBuilder::on(&plot_area)
         .margin(margin)
         .margin_right(right)
         .x_label_area_size(px(40.0))
         .y_label_area_size(y_label_area)
-        .caption(&chart.title, palette.font(15.0, palette.text, scale))
+        .caption(&chart.title, palette.font(title_size, palette.text, scale))
         .build_cartesian_2d(
             chart.x_range.0..chart.x_range.1,
             chart.y_range.0..chart.y_range.1,
@@ -797,6 +807,10 @@ mod tests {
         assert_eq!(AxisLabel::Whole.text(3.0000000000000004, 0), "3");
         assert_eq!(AxisLabel::Whole.text(1.5, 1), "");
         assert_eq!(AxisLabel::Whole.text(2.0000000000000004, 1), "2");
+        // Powers of two at whole powers only, grouped: 2¹⁰; nothing at 2^0.5.
+        assert_eq!(AxisLabel::PowerOfTwo.text(10.0, 0), "1,024");
+        assert_eq!(AxisLabel::PowerOfTwo.text(0.5, 1), "");
+        assert_eq!(AxisLabel::PowerOfTwo.text(2.0000000000000004, 1), "4");
         // Times on a log axis, in seconds: 10⁻², 10⁰, 10², 10⁴ and half a decade.
         let seconds: Vec<String> = [-2.0, 0.0, 2.0, 4.0, 0.5]
             .map(|decade| AxisLabel::LogSeconds.text(decade, 0))
@@ -863,12 +877,13 @@ mod tests {
 
     /// The last x label, centred on the right end of the axis, fits inside
     /// the canvas: the bubble chart's 256, and a longer 1024 (which the
-    /// 8 px margin alone clipped even in the tests' narrow estimated font).
+    /// 8 px margin alone clipped even in the tests' narrow estimated font),
+    /// written as the page writes thousands.
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn the_last_x_label_fits() {
         use plotters::backend::SVGBackend;
-        for (end, label) in [(8.0, "256"), (10.0, "1024")] {
+        for (end, label) in [(8.0, "256"), (10.0, "1,024")] {
             for width in [360, 1440] {
                 let mut chart = bubble_like((0.0, 1.0), AxisLabel::Percent);
                 (chart.x_range, chart.x_labels) = ((0.0, end), end as usize + 1);

@@ -69,13 +69,13 @@ test('dp: the GPUs slider by keyboard and mouse, the link toggle by keyboard', a
 
 test('dp: the crossover chart says where more GPUs stop paying; the link redraws it, the GPUs do not', async () => {
   const { page, errors, close } = await embed('fig=dp');
-  const words = page.locator('.fig-dp__crossover');
+  const words = page.locator('.figure__crossover');
   const canvas = page.locator('.figure__chart canvas');
   // On one GPU the batch is 6 × 6.74e9 × 1,024 × 4,096 / 1.5e14 = 1,130.9 s, and a 13.48 GB
   // gradient takes 13.48/50 = 0.2696 s over the network, 13.48/450 = 0.030 s over NVLink: the
   // all-reduce reaches the compute at N = 1 + 1,130.9/0.5392 = 2,099 and 1 + 1,130.9/0.0599 = 18,876.
-  assert.match(await words.textContent(), /Over the network that is 2,099 GPUs, more than one sequence a GPU allows \(N = 1,024\)/);
-  assert.equal(await canvas.getAttribute('aria-label'), await words.textContent());
+  assert.match(await words.textContent(), /Over the network that is 2,099 GPUs, beyond N = 1,024, where each GPU has a single sequence/);
+  assert.equal(await canvas.getAttribute('aria-label'), 'Chart: Compute and all-reduce a step, against GPUs, on log scales, described in the paragraph below');
   // Pixels drawn on the canvas, and a fingerprint of them.
   const drawing = () => canvas.evaluate((c) => {
     const pixels = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -96,13 +96,31 @@ test('dp: the crossover chart says where more GPUs stop paying; the link redraws
   assert.equal((await drawing())[1], before, 'and the chart is not redrawn');
   await page.locator('label.control__segment', { hasText: /^NVLink$/ }).click();
   await urlMatching(page, /\?fig=dp&gpus=9&link=nvlink$/);
-  assert.match(await words.textContent(), /T = 30 ms over NVLink\. .* Over NVLink that is 18,876 GPUs, .* Over the network it is 2,099, past the batch too\./);
+  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 30 ms\. .* Over NVLink that is 18,876 GPUs, .* Over the network it is 2,099, beyond the batch too\./);
   let after = before;
   for (let tries = 0; after === before && tries < 30; tries += 1) {
     await page.waitForTimeout(100);
     after = (await drawing())[1];
   }
   assert.notEqual(after, before, 'the chart is redrawn with the NVLink curve bold');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('tp: the crossover says where splitting a layer stops paying, for the link the reader picks', async () => {
+  const { page, errors, close } = await embed('fig=tp');
+  const words = page.locator('.figure__crossover');
+  // Llama 2 7B's layer, 202,383,360 parameters: 6 × that × 4,096 / 1.5e14 = 33.2 ms on one GPU; its
+  // four hidden states, 4 × 4,096 × 4,096 × 2 B, take 0.298 ms over 450 GB/s and 2.68 ms over 50 GB/s:
+  // t = 1 + 33.2/0.597 = 57 and 1 + 33.2/5.37 = 8.
+  assert.match(await words.textContent(), /Over NVLink that is 57, more ways than the 32 attention heads of a layer split/);
+  const before = await words.textContent();
+  await press(page, 'input[data-param="tp"][value="4"]', 'ArrowLeft');
+  await urlMatching(page, /\?fig=tp&tp=2$/);
+  assert.equal(await words.textContent(), before, 't moves along the curves: the words stay');
+  await page.locator('label.control__segment', { hasText: /^Network$/ }).click();
+  await urlMatching(page, /\?fig=tp&tp=2&link=network$/);
+  assert.match(await words.textContent(), /Over the network that is 8 GPUs: past it each GPU waits on the all-reduces longer than it computes\. Over NVLink it is 57, beyond the heads\./);
   assert.deepEqual(errors, []);
   await close();
 });
