@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 
 use super::cells::Cells;
-use super::crossover::{self, Crossover};
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, Param};
@@ -15,9 +14,9 @@ use crate::model::comm::Link;
 use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::presets::Architecture;
 use crate::model::scenario::Scenario;
-use crate::model::tensor::{self, allreduces_meet_compute_at, layer_cost};
+use crate::model::tensor::{self, layer_cost};
 use crate::model::units::group_thousands;
-use crate::widgets::{num, Equation, LineChart, Piece, ReadoutData, Unit};
+use crate::widgets::{num, Equation, Piece, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<TpParams>(
     About {
@@ -95,9 +94,6 @@ pub struct TpData {
     /// The MLP as a sum over the t GPUs, and a layer's traffic.
     pub equations: Vec<Equation>,
     pub summary: String,
-    /// Compute and all-reduces a layer against t, and where they cross, in words.
-    pub crossover: LineChart,
-    pub crossover_words: String,
 }
 
 /// The MLP split t ways (Shoeybi et al. 2019, section 3): W₁ by columns and
@@ -224,11 +220,13 @@ pub fn data(params: &TpParams) -> TpData {
     let arch = scenario.arch();
     let t = params.tp.max(1);
     let tokens = f64::from(arch.seq);
-    let rate = scenario.rate().sustained();
-    let at = |t: u32, link: Link| layer_cost(&arch, t, tokens, rate, link.bandwidth(&gpu));
-    let meeting =
-        |link: Link| allreduces_meet_compute_at(&arch, tokens, rate, link.bandwidth(&gpu));
-    let cost = at(t, params.link);
+    let cost = layer_cost(
+        &arch,
+        t,
+        tokens,
+        scenario.rate().sustained(),
+        params.link.bandwidth(&gpu),
+    );
     let state = TrainingState::per_gpu(
         scenario.params(),
         scenario.bytes_per_param,
@@ -286,60 +284,7 @@ pub fn data(params: &TpParams) -> TpData {
              same way, by heads. Σ is the all-reduce."
         ),
         summary,
-        crossover: crossover::chart(&Crossover {
-            title: "Compute and all-reduces a layer, against t".to_string(),
-            x_desc: "tensor-parallel GPUs t (log scale)",
-            y_desc: "time a layer (log scale)",
-            top: f64::from(arch.heads),
-            link: params.link,
-            meeting: meeting(params.link),
-            time: &|t, link| {
-                let cost = at(t, link);
-                (cost.compute, cost.comm)
-            },
-        }),
-        crossover_words: crossover_words(params.link, &arch, &at, &meeting),
     }
-}
-
-/// Where splitting a layer more ways stops paying, in words: t = 1 + C₁/(2A)
-/// for the reader's link and the other (`allreduces_meet_compute_at`), as
-/// far as the attention heads allow.
-fn crossover_words(
-    link: Link,
-    arch: &Architecture,
-    at: &dyn Fn(u32, Link) -> tensor::LayerCost,
-    meeting: &dyn Fn(Link) -> f64,
-) -> String {
-    let other = link.other();
-    let heads = f64::from(arch.heads);
-    let within = |link: Link| crossover::rounded(meeting(link), heads).1;
-    format!(
-        "For one {seq}-token sequence a layer is C₁ = {whole} of compute on one GPU, and sending its four \
-         hidden states once over {link_phrase} takes A = {four}. Split t ways, the compute falls as C₁/t while \
-         the four all-reduces grow as 2(t − 1)/t × A: they meet at t = 1 + C₁/(2A). Over {link_phrase} that \
-         is {here}{verdict} Over {other_phrase} it is {there}{other_verdict}.",
-        seq = group_thousands(f64::from(arch.seq)),
-        whole = at(1, link).compute,
-        four = at(2, link).comm,
-        link_phrase = link.phrase(),
-        here = crossover::count(meeting(link)),
-        verdict = if within(link) {
-            " GPUs: past it each GPU waits on the all-reduces longer than it computes.".to_string()
-        } else {
-            format!(
-                ", more ways than the {} attention heads of a layer split: the heads run out before the link does.",
-                arch.heads
-            )
-        },
-        other_phrase = other.phrase(),
-        there = crossover::count(meeting(other)),
-        other_verdict = match (within(other), within(link)) {
-            (true, _) => "",
-            (false, true) => ", beyond the heads",
-            (false, false) => ", beyond the heads too",
-        },
-    )
 }
 
 impl Params for TpParams {
@@ -420,10 +365,6 @@ impl Params for TpParams {
                     <span class="fig-tp__bar-value">{move || data.with(|d| d.compute_time.text.clone())}</span>
                 </div>
             </div>
-            {crossover::view(
-                Memo::new(move |_| data.with(|d| d.crossover.clone())),
-                Signal::derive(move || data.with(|d| d.crossover_words.clone())),
-            )}
         }
         .into_any()
     }
@@ -521,34 +462,6 @@ mod tests {
                 < 1e-12
         );
         assert!((eight.compute_time.value / nvlink.compute_time.value - 0.5).abs() < 1e-12);
-    }
-
-    #[test]
-    fn the_crossover_says_where_a_layer_stops_paying_to_split() {
-        // Llama 2 7B's layer (model::tensor's test): 33.2 ms of compute on
-        // one GPU against 0.298 ms (NVLink) and 2.68 ms (network) for its
-        // four hidden states; they meet at t = 57 and 8, and 32 heads split.
-        let nvlink = data(&TpParams::default());
-        for part in [
-            "a layer is C₁ = 33 ms of compute on one GPU, and sending its four hidden states once over NVLink takes A = 0.30 ms",
-            "Over NVLink that is 57, more ways than the 32 attention heads of a layer split",
-            "Over the network it is 8.",
-        ] {
-            assert!(nvlink.crossover_words.contains(part), "{part:?} not in {}", nvlink.crossover_words);
-        }
-        assert_eq!(nvlink.crossover.rule, None);
-        assert_eq!(nvlink.crossover.x_range, (0.0, 5.0));
-        let network = data(&TpParams {
-            link: Link::Network,
-            ..TpParams::default()
-        });
-        assert!(network.crossover_words.contains(
-            "Over the network that is 8 GPUs: past it each GPU waits on the all-reduces longer than it computes. Over NVLink it is 57, beyond the heads."
-        ));
-        assert_eq!(
-            network.crossover.rule,
-            Some((3.0, "network all-reduce overtakes compute"))
-        );
     }
 
     #[test]
