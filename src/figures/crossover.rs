@@ -1,9 +1,8 @@
-//! Where splitting the work n ways stops paying, for data and tensor
-//! parallelism alike: each GPU's compute falls as C₁/n while a ring
-//! all-reduce grows towards twice one message's time, 2(n − 1)/n × T, so
-//! the two meet at n = 1 + C₁/(2T)
-//! (`model::data_parallel::allreduce_meets_compute_at`,
-//! `model::tensor::allreduces_meet_compute_at`).
+//! Where splitting the work n ways stops paying: each GPU's compute falls
+//! as C₁/n while a ring all-reduce grows towards twice one message's time,
+//! 2(n − 1)/n × T, so the two meet at n = 1 + C₁/(2T)
+//! (`model::data_parallel::allreduce_meets_compute_at`). Data parallelism
+//! draws it; tensor parallelism's layer has the same shape.
 
 use leptos::prelude::*;
 

@@ -56,8 +56,9 @@ pub fn step(
 /// step, as [`step`] times them: the compute C₁/N (C₁ the whole batch on
 /// one GPU) falls as N grows while the all-reduce, 2(N − 1)/N · T (T one
 /// gradient over the link), rises towards 2T, and they meet at
-/// N = 1 + C₁/(2T), a GPU count to round up. Past it, another GPU saves
-/// less compute than it adds in waiting.
+/// N = 1 + C₁/(2T), a GPU count to round up. Past it each GPU waits longer
+/// than it computes: the step, C₁/N + 2(N − 1)/N · T, still shortens, but
+/// ever more slowly towards 2T, while the GPU-time of a step grows.
 pub fn allreduce_meets_compute_at(
     gradient: Bytes,
     flop_per_token: f64,

@@ -107,24 +107,6 @@ test('dp: the crossover chart says where more GPUs stop paying; the link redraws
   await close();
 });
 
-test('tp: the crossover says where splitting a layer stops paying, for the link the reader picks', async () => {
-  const { page, errors, close } = await embed('fig=tp');
-  const words = page.locator('.figure__crossover');
-  // Llama 2 7B's layer, 202,383,360 parameters: 6 × that × 4,096 / 1.5e14 = 33.2 ms on one GPU; its
-  // four hidden states, 4 × 4,096 × 4,096 × 2 B, take 0.298 ms over 450 GB/s and 2.68 ms over 50 GB/s:
-  // t = 1 + 33.2/0.597 = 57 and 1 + 33.2/5.37 = 8.
-  assert.match(await words.textContent(), /Over NVLink that is 57, more ways than the 32 attention heads of a layer split/);
-  const before = await words.textContent();
-  await press(page, 'input[data-param="tp"][value="4"]', 'ArrowLeft');
-  await urlMatching(page, /\?fig=tp&tp=2$/);
-  assert.equal(await words.textContent(), before, 't moves along the curves: the words stay');
-  await page.locator('label.control__segment', { hasText: /^Network$/ }).click();
-  await urlMatching(page, /\?fig=tp&tp=2&link=network$/);
-  assert.match(await words.textContent(), /Over the network that is 8 GPUs: past it each GPU waits on the all-reduces longer than it computes\. Over NVLink it is 57, beyond the heads\./);
-  assert.deepEqual(errors, []);
-  await close();
-});
-
 /** Drags `locator` sideways by `pixels` from its centre, in four moves. */
 async function dragSideways(page, locator, pixels) {
   await locator.scrollIntoViewIfNeeded();
