@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { FIGURES, PREFIX, labDone, ready, readyAll } from '../tests/e2e/harness.mjs';
+import { FIGURES, PREFIX, labDone, openAssumptions, ready, readyAll } from '../tests/e2e/harness.mjs';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
@@ -311,6 +311,8 @@ export async function mutationCounts(browser, base, pages = SWEEP_PAGES) {
     await page.goto(`${base}?${query}`);
     await ready(page);
     await labDone(page);
+    // A reader opens a figure's assumptions to move them.
+    await openAssumptions(page);
     const counts = await page.evaluate(countMutations, only ?? null);
     await context.close();
     if (!counts.length) continue;
@@ -342,6 +344,8 @@ export async function responsiveness(browser, base, { rate, steps, pages = SWEEP
     await page.goto(`${base}?${query}`);
     await ready(page);
     await labDone(page);
+    // A reader opens a figure's assumptions to move them.
+    await openAssumptions(page);
     await throttled(page, rate);
     const results = await page.evaluate(sweepControls, [steps, only ?? null]);
     const times = results.flatMap((r) => r.times);
@@ -394,6 +398,8 @@ export async function drags(browser, base, { rate, moves, pages = DRAG_PAGES }) 
     await page.goto(`${base}?${query}`);
     await ready(page);
     await labDone(page);
+    // A reader opens a figure's assumptions to move them.
+    await openAssumptions(page);
     await throttled(page, rate);
     const sliders = page.locator('input[type=range]');
     const count = await sliders.count();

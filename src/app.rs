@@ -11,7 +11,7 @@ use crate::hooks::use_url_writer;
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
 use crate::model::scenario::read_bytes_per_param;
-use crate::page::take_over_page;
+use crate::page::{assumed_in, take_over_page};
 use crate::settings::{provide_settings, PageBytes, PageSettings};
 
 /// What the page shows.
@@ -147,7 +147,10 @@ pub fn App() -> impl IntoView {
     figures.iter().for_each(|f| f.set_bytes_per_param(bytes));
     provide_context(PageBytes(RwSignal::new(bytes)));
     let figures = StoredValue::new(figures);
-    write_url_on_change(route, figures, page);
+    // The figures that last took an assumption from another (src/page.rs):
+    // the URL keeps naming the figure the reader changed.
+    let carried = StoredValue::new(Vec::new());
+    write_url_on_change(route, figures, page, carried);
     // For tests and scripts waiting on the app; and a `?fig=` that names no
     // figure falls back to the page, which src/route.js had hidden.
     if let Some(root) = document().document_element() {
@@ -167,6 +170,8 @@ pub fn App() -> impl IntoView {
         Route::Explainer { step } => {
             take_over_page(
                 figures,
+                carried,
+                assumed_in(&query, figures, step),
                 notices,
                 query.get("step").is_some().then_some(step),
             );
@@ -176,12 +181,13 @@ pub fn App() -> impl IntoView {
 }
 
 /// Writes the URL whenever a parameter changes, naming the figure that
-/// changed last; not on the first run, so an opened link stays exactly as
-/// it was shared.
+/// changed last (not one that only took another's assumption, `carried`);
+/// not on the first run, so an opened link stays exactly as it was shared.
 fn write_url_on_change(
     route: Route,
     figures: StoredValue<Vec<Live>>,
     page: RwSignal<PageSettings>,
+    carried: StoredValue<Vec<usize>>,
 ) {
     let write = use_url_writer();
     Effect::new(move |previous: Option<(usize, Vec<Pairs>, PageSettings)>| {
@@ -190,10 +196,12 @@ fn write_url_on_change(
         let Some((active, before, settings_before)) = previous else {
             return (route.figure(), current, settings);
         };
+        let carried = carried.try_update_value(std::mem::take).unwrap_or_default();
         let changed = before
             .iter()
             .zip(&current)
-            .position(|(old, new)| old != new);
+            .enumerate()
+            .position(|(index, (old, new))| old != new && !carried.contains(&index));
         let active = match route {
             Route::Embed(index) => index,
             Route::Explainer { .. } => changed.unwrap_or(active),

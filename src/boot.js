@@ -127,9 +127,13 @@ for (const holder of document.querySelectorAll('[data-live]')) {
 // (the data-parallel ring, the pipeline timelines) slides its own figure's
 // slider the same way. Each moves the figure's own slider, so the figure,
 // the URL and the number itself follow exactly as they do from the slider.
+// A diagram may drive a second slider downwards (data-drives-down: the
+// pipeline timeline's stages, a row a stage), by mouse or pen only, so that
+// a finger on it still scrolls the page; a drag keeps to the axis it moved first.
 const PIXELS_A_STEP = 6;
-const sliderOf = (number) => (number.dataset.of ? document.getElementById(number.dataset.of) : number.closest('.figure__body'))
-  ?.querySelector(`input[type=range][data-param="${number.dataset.drives}"]`);
+const PIXELS_A_ROW = 16;
+const sliderOf = (number, key = number.dataset.drives) => (number.dataset.of ? document.getElementById(number.dataset.of) : number.closest('.figure__body'))
+  ?.querySelector(`input[type=range][data-param="${key}"]`);
 // What a screen reader says of a prose number: its slider's range and position.
 const describe = (number) => {
   const slider = sliderOf(number);
@@ -138,8 +142,8 @@ const describe = (number) => {
   number.setAttribute('aria-valuenow', slider.value);
   number.setAttribute('aria-valuetext', number.textContent);
 };
-const step = (number, steps) => {
-  const slider = sliderOf(number);
+const step = (number, steps, key) => {
+  const slider = sliderOf(number, key);
   if (!slider) return;
   const [min, max, step] = ['min', 'max', 'step'].map((name) => Number(slider[name]));
   slider.value = Math.min(max, Math.max(min, Math.round((Number(slider.value) - min) / step + steps) * step + min));
@@ -162,13 +166,19 @@ addEventListener('pointerdown', (event) => {
   event.preventDefault();
   number.focus();
   number.setPointerCapture(event.pointerId);
-  let from = event.clientX;
+  const down = event.pointerType !== 'touch' && number.dataset.drivesDown;
+  const from = { x: event.clientX, y: event.clientY };
+  let axis = null;
   const drag = (move) => {
-    const steps = Math.trunc((move.clientX - from) / PIXELS_A_STEP);
-    if (steps) {
-      from += steps * PIXELS_A_STEP;
-      step(number, steps);
-    }
+    const along = (name, pixels, key) => {
+      const steps = Math.trunc((move[`client${name.toUpperCase()}`] - from[name]) / pixels);
+      if (!steps || (axis && axis !== name)) return;
+      axis = name;
+      from[name] += steps * pixels;
+      step(number, steps, key);
+    };
+    along('x', PIXELS_A_STEP);
+    if (down) along('y', PIXELS_A_ROW, down);
   };
   number.addEventListener('pointermove', drag);
   number.addEventListener('lostpointercapture', () => number.removeEventListener('pointermove', drag), { once: true });

@@ -60,6 +60,31 @@ pub fn use_interval(period: Duration, active: Signal<bool>, tick: impl Fn() + Cl
     on_cleanup(stop);
 }
 
+/// Runs what it is given once calls have rested for its delay: each call
+/// cancels the one before that has not run yet. Copy, like a signal.
+#[derive(Clone, Copy)]
+pub struct Debounced {
+    timer: StoredValue<Option<TimeoutHandle>>,
+    delay: Duration,
+}
+
+impl Debounced {
+    pub fn new(delay: Duration) -> Self {
+        Self {
+            timer: StoredValue::new(None),
+            delay,
+        }
+    }
+
+    pub fn call(&self, act: impl FnOnce() + 'static) {
+        if let Some(Some(earlier)) = self.timer.try_update_value(Option::take) {
+            earlier.clear();
+        }
+        self.timer
+            .set_value(set_timeout_with_handle(act, self.delay).ok());
+    }
+}
+
 /// The browser's clock, `performance.now()`, in milliseconds (0 without one).
 pub fn now() -> f64 {
     window().performance().map_or(0.0, |p| p.now())

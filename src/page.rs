@@ -4,14 +4,16 @@
 //! in place: each figure as it nears the screen, its share panel, the
 //! settings and the examples beyond three dimensions.
 
+use std::time::Duration;
+
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::app::{page_url, Route};
 use crate::beyond::{ContextExample, ExpertExample};
-use crate::figures::{Live, FIGURES};
-use crate::hooks::when_near;
-use crate::model::query::Notice;
+use crate::figures::{Assumed, Live, FIGURES};
+use crate::hooks::{when_near, Debounced};
+use crate::model::query::{Notice, Query};
 use crate::settings::{use_settings, PageSettings, Settings};
 use crate::widgets::{scoped, Notices, Share};
 
@@ -71,12 +73,93 @@ fn take_over<V: IntoView + 'static>(selector: &str, view: impl FnOnce() -> V + '
     }
 }
 
+/// How long an assumption rests before the other figures take it: a drag
+/// of the share of peak moves its own figure at every step and the others
+/// once, when the thumb stops.
+const CARRY_AFTER: Duration = Duration::from_millis(250);
+
+/// An assumption a figure changed, waiting to be carried: (from, key, value).
+pub type Carried = (usize, &'static str, Assumed);
+
+/// The assumptions the URL gives its figure (`?step=dp&gpu=h100-sxm`), to
+/// carry to the others at once: the page's address then reproduces the
+/// whole page, as the reader left it, and not only the figure it names.
+pub fn assumed_in(query: &Query, figures: StoredValue<Vec<Live>>, index: usize) -> Vec<Carried> {
+    figures.with_value(|all| {
+        all[index]
+            .assumptions_untracked()
+            .into_iter()
+            .filter(|(key, _)| query.get(key).is_some())
+            .map(|(key, value)| (index, key, value))
+            .collect()
+    })
+}
+
+/// Carries an assumption the reader sets in one figure (its model, GPU,
+/// share of peak or FLOP count) to every other figure that assumes it, once
+/// the change rests, so that the page keeps one set of assumptions. A
+/// figure that takes one sees it as its own change and carries it on, to
+/// figures that have it already: nothing changes, and it stops. Each
+/// figure that changes is noted in `carried`, for the URL's writer.
+/// `from_url` is carried at once.
+fn carry_assumptions(
+    figures: StoredValue<Vec<Live>>,
+    carried: StoredValue<Vec<usize>>,
+    from_url: Vec<Carried>,
+) {
+    let pending = StoredValue::new(from_url);
+    let rested = Debounced::new(CARRY_AFTER);
+    let carry = move || {
+        let changes = pending.try_update_value(std::mem::take).unwrap_or_default();
+        figures.with_value(|all| {
+            for (from, key, value) in changes {
+                for (index, figure) in all.iter().enumerate() {
+                    if index != from && figure.assume(key, value) {
+                        carried.update_value(|carried| carried.push(index));
+                    }
+                }
+            }
+        });
+    };
+    carry();
+    // Taken before the URL's writer first runs: nothing for it to skip.
+    carried.set_value(Vec::new());
+    let count = figures.with_value(Vec::len);
+    for index in 0..count {
+        if figures.with_value(|all| all[index].assumptions_untracked().is_empty()) {
+            continue;
+        }
+        Effect::new(move |before: Option<Vec<(&'static str, Assumed)>>| {
+            let now = figures.with_value(|all| all[index].assumptions());
+            let changed: Vec<Carried> = now
+                .iter()
+                .filter(|value| {
+                    before
+                        .as_ref()
+                        .is_some_and(|before| !before.contains(value))
+                })
+                .map(|&(key, value)| (index, key, value))
+                .collect();
+            if !changed.is_empty() {
+                pending.update_value(|waiting| {
+                    waiting.retain(|(_, key, _)| changed.iter().all(|c| c.1 != *key));
+                    waiting.extend(changed);
+                });
+                rested.call(carry);
+            }
+            now
+        });
+    }
+}
+
 /// Takes the page over: the settings and notices at once, each figure as it
 /// comes near the viewport (its readouts, diagram and lab with it, so the
 /// page's start-up builds only what the reader sees), the share panels, the
 /// examples beyond. Scrolls to the figure `?step=` names.
 pub fn take_over_page(
     figures: StoredValue<Vec<Live>>,
+    carried: StoredValue<Vec<usize>>,
+    from_url: Vec<Carried>,
     notices: Vec<Notice>,
     open_at: Option<usize>,
 ) {
@@ -88,6 +171,7 @@ pub fn take_over_page(
         r#"[data-slot="notices"]"#,
         move || view! { <Notices notices=notices/> },
     );
+    carry_assumptions(figures, carried, from_url);
     let owner = Owner::current();
     for (index, figure) in FIGURES.iter().enumerate() {
         let slug = figure.slug();

@@ -14,6 +14,7 @@ use leptos::prelude::*;
 
 use super::figure::Params;
 use super::memory_bar::MemoryBarData;
+use super::param::{self, Assumed};
 use crate::model::memory::BytesPerParam;
 use crate::model::query::Pairs;
 use crate::widgets::ReadoutData;
@@ -31,6 +32,10 @@ pub trait AnyParams: Send + Sync + 'static {
     /// The bytes a parameter of the shared scenario, for the figures that have one.
     fn bytes_per_param(&self) -> Option<BytesPerParam>;
     fn set_bytes_per_param(&mut self, bytes: BytesPerParam);
+    /// The values of its assumptions (model, GPU, ...), by key.
+    fn assumptions(&self) -> Vec<(&'static str, Assumed)>;
+    /// Takes another figure's assumption, where it assumes that key; whether it changed.
+    fn assume(&mut self, key: &str, value: Assumed) -> bool;
 }
 
 /// A figure's parameters, as the shell keeps them.
@@ -79,6 +84,14 @@ impl<P: Params> AnyParams for P {
         if let Some(scenario) = self.scenario_mut() {
             scenario.bytes_per_param = bytes;
         }
+    }
+
+    fn assumptions(&self) -> Vec<(&'static str, Assumed)> {
+        param::assumptions(P::TABLE, self)
+    }
+
+    fn assume(&mut self, key: &str, value: Assumed) -> bool {
+        param::assume(P::TABLE, self, key, value)
     }
 }
 

@@ -1,8 +1,9 @@
-//! Where splitting the work n ways stops paying: each GPU's compute falls
-//! as C₁/n while a ring all-reduce grows towards twice one message's time,
-//! 2(n − 1)/n × T, so the two meet at n = 1 + C₁/(2T)
-//! (`model::data_parallel::allreduce_meets_compute_at`). Data parallelism
-//! draws it; tensor parallelism's layer has the same shape.
+//! Where splitting the work n ways stops paying, for data and tensor
+//! parallelism alike: each GPU's compute falls as C₁/n while a ring
+//! all-reduce grows towards twice one message's time, 2(n − 1)/n × T, so
+//! the two meet at n = 1 + C₁/(2T)
+//! (`model::data_parallel::allreduce_meets_compute_at`,
+//! `model::tensor::allreduces_meet_compute_at`).
 
 use leptos::prelude::*;
 
@@ -66,7 +67,7 @@ pub fn chart(c: &Crossover) -> LineChart {
         .fold((f64::MAX, f64::MIN), |(low, high), &(_, y)| {
             (low.min(y), high.max(y))
         });
-    let (crossing, within) = rounded(c.meeting, c.top);
+    let (_, within) = rounded(c.meeting, c.top);
     LineChart {
         title: c.title.clone(),
         x_desc: c.x_desc,
@@ -84,7 +85,7 @@ pub fn chart(c: &Crossover) -> LineChart {
                 Link::NvLink => "NVLink all-reduce overtakes compute",
                 Link::Network => "network all-reduce overtakes compute",
             };
-            (crossing.log2(), label)
+            (c.meeting.log2(), label)
         }),
     }
 }
@@ -96,15 +97,30 @@ pub fn rounded(meeting: f64, top: f64) -> (f64, bool) {
     (n, n <= top)
 }
 
-/// A meeting point written as a count: `2,099`.
-pub fn count(meeting: f64) -> String {
-    group_thousands(meeting.ceil().min(1e15))
+/// A meeting point as the formula gives it, to a tenth: `2,098.4`, `7.2`.
+pub fn exact(meeting: f64) -> String {
+    let tenths = (meeting.min(1e15) * 10.0).round() as u64;
+    format!("{}.{}", group_thousands((tenths / 10) as f64), tenths % 10)
 }
 
-/// The chart, drawn again only when its curves change (n moves along
-/// them), and its `words` under it, which describe it to a screen reader
-/// too: the canvas's own label only names it.
-pub fn view(chart: Memo<LineChart>, words: Signal<String>) -> impl IntoView {
+/// A crossover chart and the words under it, which describe it to a screen
+/// reader too (the canvas's own label only names it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explained {
+    pub chart: LineChart,
+    pub words: String,
+}
+
+/// The chart and its words, worked out by `explain` again only when
+/// `inputs` change (the model, GPU, rate, link; not n, which moves along
+/// the curves), and drawn again only when the curves do.
+pub fn view<K>(inputs: Memo<K>, explain: fn(&K) -> Explained) -> impl IntoView
+where
+    K: Clone + PartialEq + Send + Sync + 'static,
+{
+    let explained = Memo::new(move |_| inputs.with(explain));
+    let chart = Memo::new(move |_| explained.with(|e| e.chart.clone()));
+    let words = move || explained.with(|e| e.words.clone());
     let label = chart.with_untracked(|c| {
         format!(
             "Chart: {}, on log scales, described in the paragraph below",

@@ -7,7 +7,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::cells::Cells;
-use super::crossover::{self, Crossover};
+use super::crossover::{self, Crossover, Explained};
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
@@ -20,7 +20,7 @@ use crate::model::memory::{fits, TrainingState};
 use crate::model::query::NumberSpec;
 use crate::model::scenario::Scenario;
 use crate::model::units::{counted, group_thousands, Bytes};
-use crate::widgets::{num, rows, Equation, LineChart, Piece, ReadoutData, Unit};
+use crate::widgets::{num, rows, Equation, Piece, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<DpParams>(
     About {
@@ -86,9 +86,6 @@ pub struct DpData {
     /// S = 2(N − 1)/N × G and the compute of a step, with the current values.
     pub equations: Vec<Equation>,
     pub summary: String,
-    /// Compute and all-reduce time against N, and where they cross, in words.
-    pub crossover: LineChart,
-    pub crossover_words: String,
 }
 
 /// Computes the figure from its parameters.
@@ -100,33 +97,7 @@ pub fn data(params: &DpParams) -> DpData {
     let seq = f64::from(scenario.arch().seq);
     let total = TrainingState::full(scenario.params(), scenario.bytes_per_param).total();
     let bandwidth = params.link.bandwidth(&gpu);
-    let gradient = scenario
-        .bytes_per_param
-        .reduced_gradient_of(scenario.params());
-    let rate = scenario.rate().sustained();
-    let at = |gpus: u32, link: Link| {
-        step(
-            gradient,
-            scenario.flop_per_token(),
-            batch,
-            seq,
-            gpus,
-            rate,
-            link.bandwidth(&gpu),
-        )
-    };
-    // Where the all-reduce over `link` comes to last as long as the compute: a GPU count to round up.
-    let meeting = |link: Link| {
-        allreduce_meets_compute_at(
-            gradient,
-            scenario.flop_per_token(),
-            batch,
-            seq,
-            rate,
-            link.bandwidth(&gpu),
-        )
-    };
-    let step = at(n, params.link);
+    let step = step_at(scenario, n, params.link);
     let scale = total.value().max(gpu.memory.value());
     let over = !fits(total, gpu.memory);
     let gpus = (0..n)
@@ -214,8 +185,13 @@ pub fn data(params: &DpParams) -> DpData {
         allreduce_time: ReadoutData::seconds("allreduce-time", "All-reduce time", step.allreduce)
             .with_note(format!("at {bandwidth}")),
         batch_caption: format!(
-            "Global batch: {} sequences of {} tokens, split {}",
+            "Global batch: {} {} of {} tokens, split {}",
             group_thousands(batch),
+            if batch == 1.0 {
+                "sequence"
+            } else {
+                "sequences"
+            },
             group_thousands(seq),
             if (batch as u32).is_multiple_of(n) {
                 "evenly"
@@ -232,22 +208,61 @@ pub fn data(params: &DpParams) -> DpData {
             }
         ),
         summary,
-        crossover: crossover::chart(&Crossover {
-            title: "Compute and all-reduce a step, against GPUs".to_string(),
+    };
+    figure.equations = equations(params, &figure);
+    figure
+}
+
+/// A step of the scenario's batch on `gpus` GPUs whose gradients go over `link`.
+fn step_at(scenario: &Scenario, gpus: u32, link: Link) -> Step {
+    step(
+        scenario
+            .bytes_per_param
+            .reduced_gradient_of(scenario.params()),
+        scenario.flop_per_token(),
+        scenario.batch.max(1.0),
+        f64::from(scenario.arch().seq),
+        gpus,
+        scenario.rate().sustained(),
+        link.bandwidth(&scenario.gpu()),
+    )
+}
+
+/// Where more GPUs stop paying over `link`: the chart of one GPU's compute
+/// and each link's all-reduce against N, and in words where they meet
+/// (below). N moves along the curves and changes neither.
+pub fn crossover((scenario, link): &(Scenario, Link)) -> Explained {
+    let batch = scenario.batch.max(1.0);
+    let seq = f64::from(scenario.arch().seq);
+    let at = |gpus: u32, link: Link| step_at(scenario, gpus, link);
+    // Where the all-reduce over `link` comes to last as long as the compute: a GPU count to round up.
+    let meeting = |link: Link| {
+        allreduce_meets_compute_at(
+            scenario
+                .bytes_per_param
+                .reduced_gradient_of(scenario.params()),
+            scenario.flop_per_token(),
+            batch,
+            seq,
+            scenario.rate().sustained(),
+            link.bandwidth(&scenario.gpu()),
+        )
+    };
+    Explained {
+        chart: crossover::chart(&Crossover {
+            title: "A step's compute and all-reduce, against GPUs".to_string(),
             x_desc: "GPUs N (log scale)",
             y_desc: "time a step (log scale)",
             top: batch,
-            link: params.link,
-            meeting: meeting(params.link),
+            link: *link,
+            meeting: meeting(*link),
             time: &|n, link| {
                 let step = at(n, link);
                 (step.compute, step.allreduce)
             },
         }),
-        crossover_words: crossover_words(params.link, batch, batch * seq, &at, &meeting),
-    };
-    figure.equations = equations(params, &figure);
-    figure
+        words: crossover_words(*link, batch, batch * seq, &at, &meeting),
+    }
 }
 
 /// Where more GPUs stop paying, in words: N = 1 + C₁/(2T) for the reader's
@@ -261,27 +276,32 @@ fn crossover_words(
     meeting: &dyn Fn(Link) -> f64,
 ) -> String {
     let other = link.other();
-    // N, whether the batch has that many sequences, and its tokens a GPU.
+    // N, the first whole N past it, whether the batch has that many sequences, and its tokens a GPU.
     let meets = |link: Link| {
+        let (first, within) = crossover::rounded(meeting(link), batch);
         (
-            crossover::count(meeting(link)),
-            crossover::rounded(meeting(link), batch).1,
+            crossover::exact(meeting(link)),
+            first,
+            within,
             (tokens / meeting(link)).round(),
         )
     };
-    let (here, within, tokens_here) = meets(link);
-    let (there, there_within, tokens_there) = meets(other);
+    let (here, first, within, tokens_here) = meets(link);
+    let (there, _, there_within, tokens_there) = meets(other);
     format!(
         "On one GPU the whole batch takes C₁ = {whole}, and sending one gradient once over {link} takes \
          T = {one}. More GPUs shrink the compute a step, C₁/N, and grow the all-reduce, 2(N − 1)/N × T, \
-         towards 2T: they meet at N = 1 + C₁/(2T). Over {link} that is {here} GPUs{verdict} Over {other} \
+         towards 2T: they meet at N = 1 + C₁/(2T). Over {link} that is N = {here}{verdict} Over {other} \
          it is {there}{other_verdict}. As a rule of thumb, the all-reduce over {link} stays shorter than \
          the compute while each GPU has more than {tokens_here} a step (B·s/N); over {other}, \
-         {tokens_there}. The model runs the two one after the other, with no overlap.",
+         {tokens_there}. This model does not overlap the two: the all-reduce starts once the compute ends.",
         verdict = if within {
-            ": past it each GPU spends more of a step waiting for the all-reduce than computing. The step \
-             still shortens, ever more slowly, towards 2T, while the GPU-hours of each step grow."
-                .to_string()
+            format!(
+                ": from {} GPUs on, each GPU spends more of a step waiting for the all-reduce than \
+                 computing. The step still shortens, ever more slowly, towards 2T, while the GPU-hours of \
+                 each step grow.",
+                group_thousands(first)
+            )
         } else {
             format!(
                 ", beyond N = {}, where each GPU has a single sequence of the batch: the batch runs out \
@@ -386,10 +406,10 @@ impl Params for DpParams {
         )
         .toggle()
         .help("The link the gradients' all-reduce crosses."),
-        shared::model(),
-        shared::gpu(),
-        shared::busy(),
-        shared::flop(),
+        shared::model().assumed(),
+        shared::gpu().assumed(),
+        shared::busy().assumed(),
+        shared::flop().assumed(),
     ];
 
     fn data(&self) -> DpData {
@@ -450,10 +470,7 @@ impl Params for DpParams {
                 <p class="fig-dp__note">{move || data.with(|d| d.state_note.clone())}</p>
                 <Ring params=params/>
             </div>
-            {crossover::view(
-                Memo::new(move |_| data.with(|d| d.crossover.clone())),
-                Signal::derive(move || data.with(|d| d.crossover_words.clone())),
-            )}
+            {crossover::view(Memo::new(move |_| params.with(|p| (p.scenario.clone(), p.link))), crossover)}
         }
         .into_any()
     }
@@ -677,31 +694,32 @@ mod tests {
     use super::*;
     use crate::model::memory::BytesPerParam;
 
-    /// The seeds' defaults: 6.74B parameters, a batch of 1,024 sequences of
-    /// 4,096 tokens, 150 TFLOP/s. On one GPU the batch is 6 × 6.74e9 ×
-    /// 1,024 × 4,096 / 1.5e14 = 1,130.9 s (18.8 min); one 13.48 GB gradient
-    /// takes 13.48/50 = 0.2696 s over the network and 13.48/450 = 30 ms
-    /// over NVLink. They meet at N = 1 + 1,130.9/0.5392 = 2,098.4 and
-    /// 1 + 1,130.9/0.05991 = 18,875.4 GPUs, both past the 1,024 sequences;
-    /// B·s/N there is 4,194,304/2,098.4 = 1,999 and 222 tokens a GPU. At
+    /// The seeds' defaults: Llama 2 7B, whose shape gives 6,738,415,616
+    /// parameters, a batch of 1,024 sequences of 4,096 tokens, 150 TFLOP/s.
+    /// On one GPU the batch is 6 × 6,738,415,616 × 4,194,304 / 1.5e14 =
+    /// 1,130.52 s (18.8 min); one gradient of 2 bytes a parameter,
+    /// 13.477 GB, takes 0.26954 s over 50 GB/s and 29.95 ms over 450 GB/s.
+    /// They meet at N = 1 + 1,130.52/0.53907 = 2,098.2 and 1 +
+    /// 1,130.52/0.059897 = 18,875.4 GPUs, both past the 1,024 sequences;
+    /// B·s/N there is 4,194,304/2,098.2 = 1,999 and 222 tokens a GPU. At
     /// 600 TFLOP/s the compute is a quarter and the network's crossing,
-    /// 1 + 282.7/0.5392 = 525.4, falls inside the batch, at 526 GPUs.
+    /// 1 + 282.63/0.53907 = 525.3, falls inside the batch: from 526 GPUs on.
     #[test]
     fn the_all_reduce_outlasts_the_compute_where_the_model_says() {
-        let network = data(&DpParams::default());
-        let words = &network.crossover_words;
+        let network = crossover(&(Scenario::default(), Link::Network));
+        let words = &network.words;
         for part in [
             "C₁ = 18.8 min, and sending one gradient once over the network takes T = 0.27 s",
-            "Over the network that is 2,099 GPUs, beyond N = 1,024, where each GPU has a single sequence",
-            "Over NVLink it is 18,876, beyond the batch too",
+            "Over the network that is N = 2,098.2, beyond N = 1,024, where each GPU has a single sequence",
+            "Over NVLink it is 18,875.4, beyond the batch too",
             "more than 1,999 tokens a step (B·s/N); over NVLink, 222.",
         ] {
             assert!(words.contains(part), "{part:?} not in {words}");
         }
-        assert_eq!(network.crossover.rule, None);
-        assert_eq!(network.crossover.x_range, (0.0, 10.0));
+        assert_eq!(network.chart.rule, None);
+        assert_eq!(network.chart.x_range, (0.0, 10.0));
         let bold: Vec<&str> = network
-            .crossover
+            .chart
             .lines
             .iter()
             .filter(|s| s.bold)
@@ -709,21 +727,38 @@ mod tests {
             .collect();
         assert_eq!(bold, ["Compute", "All-reduce, network"]);
         // The compute halves with every doubling of N: C₁/1,024 = 1.10 s at the right end.
-        let compute = &network.crossover.lines[0].points;
+        let compute = &network.chart.lines[0].points;
         assert_eq!(compute.first().map(|p| p.0), Some(0.0));
         let (x, y) = *compute.last().unwrap();
         assert_eq!(x, 10.0);
         assert!((10f64.powf(y) - 1130.9 / 1024.0).abs() < 0.01);
 
-        let mut fast = DpParams::default();
-        fast.scenario.tflops_override = Some(600.0);
-        let fast = data(&fast);
-        assert!(fast.crossover_words.contains(
-            "Over the network that is 526 GPUs: past it each GPU spends more of a step waiting for the all-reduce than computing."
+        let fast = Scenario {
+            tflops_override: Some(600.0),
+            ..Scenario::default()
+        };
+        let fast = crossover(&(fast, Link::Network));
+        assert!(fast.words.contains(
+            "Over the network that is N = 525.3: from 526 GPUs on, each GPU spends more of a step waiting for the all-reduce than computing."
         ));
+        let (x, label) = fast.chart.rule.unwrap();
+        assert!((x - 525.29f64.log2()).abs() < 0.001, "{x}");
+        assert_eq!(label, "network all-reduce overtakes compute");
+    }
+
+    /// One sequence is one sequence (a newcomer read "1 sequences"); Llama 2
+    /// 7B's sequences are 4,096 tokens, and one cannot split over 8 GPUs.
+    #[test]
+    fn the_batch_caption_counts_in_words() {
+        let mut one = DpParams::default();
+        one.scenario.batch = 1.0;
         assert_eq!(
-            fast.crossover.rule,
-            Some((526f64.log2(), "network all-reduce overtakes compute"))
+            data(&one).batch_caption,
+            "Global batch: 1 sequence of 4,096 tokens, split as evenly as whole sequences allow"
+        );
+        assert_eq!(
+            data(&DpParams::default()).batch_caption,
+            "Global batch: 1,024 sequences of 4,096 tokens, split evenly"
         );
     }
 

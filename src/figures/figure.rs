@@ -11,7 +11,7 @@ use super::cells::{Cell, Cells};
 use super::compare;
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::notation::GLOSSARY;
-use super::param::{self, Param};
+use super::param::{self, Assumed, Param};
 #[cfg(not(target_arch = "wasm32"))]
 use super::param::{KeyDoc, SliderDoc};
 use crate::model::memory::BytesPerParam;
@@ -424,6 +424,27 @@ impl LiveFigure {
             None => body(),
         };
         frame(param::render(controls), body)
+    }
+
+    /// Its assumptions' values, by key (a tracked read).
+    pub fn assumptions(&self) -> Vec<(&'static str, Assumed)> {
+        self.cell.with(|p| p.assumptions())
+    }
+
+    pub fn assumptions_untracked(&self) -> Vec<(&'static str, Assumed)> {
+        self.cell.with_untracked(|p| p.assumptions())
+    }
+
+    /// Takes an assumption another figure changed, where this one assumes
+    /// that key (plan B's, while comparing: the plan the controls move).
+    /// Whether it changed.
+    pub fn assume(&self, key: &str, value: Assumed) -> bool {
+        let mut changed = false;
+        self.cell.maybe_update(|p| {
+            changed = p.assume(key, value);
+            changed
+        });
+        changed
     }
 
     pub fn set_bytes_per_param(&self, bytes: BytesPerParam) {

@@ -33,6 +33,7 @@ pub mod why;
 pub mod zero;
 
 pub use figure::{Figure, Live, Part};
+pub use param::Assumed;
 
 /// Every figure, in the order the page shows them.
 pub const FIGURES: &[&Figure] = &[

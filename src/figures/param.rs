@@ -87,6 +87,10 @@ pub struct Param<P: 'static> {
     /// Read and written with the shared scenario (`model/scenario.rs`); the
     /// entry places its control and documents nothing of its own.
     pub shared: bool,
+    /// One of the assumptions (model, GPU, share of peak, FLOP count) that
+    /// an explainer figure keeps under its "Assumptions" disclosure, and
+    /// that the full page carries from figure to figure.
+    pub assumed: bool,
     /// Whether the URL carries it (a preset is read, but the values it sets are what is written).
     pub written: bool,
 }
@@ -133,6 +137,7 @@ impl<P> Param<P> {
             control: Control::Hidden,
             shown: None,
             shared: false,
+            assumed: false,
             written: true,
         }
     }
@@ -154,6 +159,7 @@ impl<P> Param<P> {
             control: Control::Hidden,
             shown: None,
             shared: false,
+            assumed: false,
             written: true,
         }
     }
@@ -237,6 +243,12 @@ impl<P> Param<P> {
 
     pub const fn shared(mut self) -> Self {
         self.shared = true;
+        self
+    }
+
+    /// Under the figure's "Assumptions" disclosure, carried to the other figures that assume it.
+    pub const fn assumed(mut self) -> Self {
+        self.assumed = true;
         self
     }
 
@@ -327,6 +339,63 @@ pub fn write<P>(table: &[Param<P>], params: &P, defaults: &P, pairs: &mut Pairs)
 }
 
 /// A key as the embed page and the README document it.
+/// An assumption's value as its control sets it: a number, or an option's id.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Assumed {
+    Number(f64),
+    Choice(&'static str),
+}
+
+/// The values of the table's assumptions (`Param::assumed`), by key.
+pub fn assumptions<P>(table: &[Param<P>], params: &P) -> Vec<(&'static str, Assumed)> {
+    table
+        .iter()
+        .filter(|param| param.assumed)
+        .map(|param| {
+            let value = match param.value {
+                Value::Number { get, .. } => Assumed::Number(get(params)),
+                Value::Choice { get, .. } => Assumed::Choice(get(params)),
+            };
+            (param.key, value)
+        })
+        .collect()
+}
+
+/// Sets the assumption `key` to `value` as its control would (a number
+/// outside its range is left alone), where the table assumes that key;
+/// returns whether the parameters changed.
+pub fn assume<P>(table: &[Param<P>], params: &mut P, key: &str, value: Assumed) -> bool {
+    let Some(param) = table.iter().find(|p| p.assumed && p.key == key) else {
+        return false;
+    };
+    match (param.value, value) {
+        (
+            Value::Number {
+                spec,
+                get,
+                set,
+                limit,
+            },
+            Assumed::Number(v),
+        ) => {
+            let fits = Param::range(spec, limit, params).check(v).is_ok();
+            let changed = fits && get(params) != v;
+            if changed {
+                set(params, v);
+            }
+            changed
+        }
+        (Value::Choice { get, set, .. }, Assumed::Choice(id)) => {
+            let changed = get(params) != id;
+            if changed {
+                set(params, id);
+            }
+            changed
+        }
+        _ => false,
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyDoc {
@@ -433,6 +502,8 @@ pub fn slider_doc<P>(table: &[Param<P>], defaults: &P, key: &str) -> Option<Slid
 pub struct Erased {
     pub label: &'static str,
     pub key: &'static str,
+    /// Whether it sits under the "Assumptions" disclosure.
+    pub assumed: bool,
     /// Whether it shows, when that depends on the parameters.
     pub shown: Option<Signal<bool>>,
     pub kind: ErasedKind,
@@ -481,6 +552,7 @@ pub fn erase<P: Params>(table: &'static [Param<P>], params: Cells<P>) -> Vec<Era
         .map(|param| Erased {
             label: param.label,
             key: param.key,
+            assumed: param.assumed,
             shown: param
                 .shown
                 .map(|shown| Signal::derive(move || params.with(shown))),
@@ -690,12 +762,81 @@ fn build(label: &'static str, param: &'static str, kind: ErasedKind) -> AnyView 
 }
 
 /// The controls' views, in order; one that depends on the parameters is
-/// there only while it applies.
+/// there only while it applies. The assumptions follow the figure's own
+/// controls, under a disclosure whose summary states their values while it
+/// is closed (open, the controls show them, and a drag rewrites one text).
 pub fn render(controls: Vec<Erased>) -> AnyView {
+    let (assumed, own): (Vec<Erased>, Vec<Erased>) =
+        controls.into_iter().partition(|control| control.assumed);
+    if assumed.is_empty() {
+        return views(own);
+    }
+    let values: Vec<_> = assumed.iter().map(value_in_words).collect();
+    let open = RwSignal::new(false);
+    let line = move || {
+        (!open.get()).then(|| {
+            let shown: Vec<String> = values.iter().filter_map(|value| value()).collect();
+            format!(": {}", shown.join(", "))
+        })
+    };
+    let toggled = move |event: leptos::ev::Event| {
+        let details = event
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok());
+        open.set(details.is_some_and(|d| d.has_attribute("open")));
+    };
+    view! {
+        {views(own)}
+        <details class="assumptions" on:toggle=toggled>
+            <summary class="assumptions__summary">
+                <span class="assumptions__title">"Assumptions"</span>
+                <span class="assumptions__values">{line}</span>
+            </summary>
+            <div class="assumptions__controls">{views(assumed)}</div>
+        </details>
+    }
+    .into_any()
+}
+
+/// How a control's value reads in the assumptions' line: a list's option
+/// as it is named, a toggle's with its label, a slider's as it writes it.
+fn value_in_words(control: &Erased) -> impl Fn() -> Option<String> + Send + Sync + 'static {
+    let label = control.label;
+    let shown = control.shown;
+    let kind = control.kind.clone();
+    let named = |options: &[Opt], id: &str| {
+        options
+            .iter()
+            .find(|(option, _)| *option == id)
+            .map_or_else(|| id.to_string(), |(_, name)| name.to_string())
+    };
+    move || {
+        if shown.is_some_and(|shown| !shown.get()) {
+            return None;
+        }
+        Some(match &kind {
+            ErasedKind::Slider { text, .. } | ErasedKind::TextBox { text, .. } => text.get(),
+            ErasedKind::Select {
+                options, selected, ..
+            }
+            | ErasedKind::Buttons {
+                options, selected, ..
+            } => selected.with(|id| named(options, id)),
+            ErasedKind::Toggle {
+                options, selected, ..
+            } => {
+                format!("{label} {}", selected.with(|id| named(options, id)))
+            }
+        })
+    }
+}
+
+/// The views of `controls`, each lit while its symbol is pointed at.
+fn views(controls: Vec<Erased>) -> AnyView {
     let tie = use_tie();
     controls
         .into_iter()
-        .map(|Erased { label, key, shown, kind }| {
+        .map(|Erased { label, key, shown, kind, .. }| {
             let control = match shown {
                 Some(shown) => view! { <Show when=move || shown.get()>{build(label, key, kind.clone())}</Show> }.into_any(),
                 None => build(label, key, kind),
@@ -706,4 +847,78 @@ pub fn render(controls: Vec<Erased>) -> AnyView {
         })
         .collect_view()
         .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::data_parallel::DpParams;
+    use crate::figures::pipeline_parallel::PpParams;
+
+    /// The assumptions, in the order the disclosure lists them: the
+    /// model, the GPU, the share of peak and the FLOP count (dp has all four).
+    #[test]
+    fn a_figure_lists_its_assumptions_in_its_tables_order() {
+        let keys: Vec<&str> = assumptions(DpParams::TABLE, &DpParams::default())
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect();
+        assert_eq!(keys, ["model", "gpu", "busy-util", "flop"]);
+        let pp = assumptions(PpParams::TABLE, &PpParams::default());
+        assert_eq!(pp, [("model", Assumed::Choice("llama2-7b"))]);
+    }
+
+    #[test]
+    fn an_assumption_is_taken_only_where_it_is_assumed_and_in_range() {
+        let mut dp = DpParams::default();
+        assert!(assume(
+            DpParams::TABLE,
+            &mut dp,
+            "gpu",
+            Assumed::Choice("h100-sxm")
+        ));
+        assert_eq!(dp.scenario.gpu.id, "h100-sxm");
+        // The same value again changes nothing, so carrying it on stops.
+        assert!(!assume(
+            DpParams::TABLE,
+            &mut dp,
+            "gpu",
+            Assumed::Choice("h100-sxm")
+        ));
+        // The share of peak is 0.01 to 1 (model/scenario.rs BUSY): 1.5 is refused.
+        assert!(!assume(
+            DpParams::TABLE,
+            &mut dp,
+            "busy-util",
+            Assumed::Number(1.5)
+        ));
+        assert!(assume(
+            DpParams::TABLE,
+            &mut dp,
+            "busy-util",
+            Assumed::Number(0.4)
+        ));
+        assert_eq!(dp.scenario.rate().busy, 0.4);
+        // A figure's own control is not an assumption: N stays dp's.
+        assert!(!assume(
+            DpParams::TABLE,
+            &mut dp,
+            "gpus",
+            Assumed::Number(16.0)
+        ));
+        // pp's numbers do not depend on the GPU, and it does not take one.
+        let mut pp = PpParams::default();
+        assert!(!assume(
+            PpParams::TABLE,
+            &mut pp,
+            "gpu",
+            Assumed::Choice("h100-sxm")
+        ));
+        assert!(assume(
+            PpParams::TABLE,
+            &mut pp,
+            "model",
+            Assumed::Choice("llama3-8b")
+        ));
+    }
 }

@@ -182,7 +182,7 @@ impl Params for PpParams {
         PIPELINE[1],
         PIPELINE[2],
         PIPELINE[3],
-        shared::model(),
+        shared::model().assumed(),
     ];
 
     fn data(&self) -> PpData {

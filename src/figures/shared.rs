@@ -100,7 +100,12 @@ pub const fn busy<P: Params>() -> Param<P> {
             }
         },
     )
-    .slider(BUSY.min, |_| BUSY.max, 0.01, percent)
+    .slider(
+        BUSY.min,
+        |_| BUSY.max,
+        0.01,
+        |busy| format!("{} of peak", percent(busy)),
+    )
     .shown_when(|p: &P| {
         p.scenario()
             .is_some_and(|s| s.tflops_override.is_none() && s.step_mfu.is_none())

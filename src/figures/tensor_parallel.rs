@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::cells::Cells;
+use super::crossover::{self, Crossover, Explained};
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, Param};
@@ -14,7 +15,7 @@ use crate::model::comm::Link;
 use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::presets::Architecture;
 use crate::model::scenario::Scenario;
-use crate::model::tensor::{self, layer_cost};
+use crate::model::tensor::{self, allreduces_meet_compute_at, layer_cost};
 use crate::model::units::group_thousands;
 use crate::widgets::{num, Equation, Piece, ReadoutData, Unit};
 
@@ -287,6 +288,76 @@ pub fn data(params: &TpParams) -> TpData {
     }
 }
 
+/// Where splitting a layer more ways stops paying over `link`: the chart of
+/// its compute on one GPU and each link's four all-reduces against t, and
+/// in words where they meet (below). t moves along the curves and changes
+/// neither.
+pub fn crossover((scenario, link): &(Scenario, Link)) -> Explained {
+    let gpu = scenario.gpu();
+    let arch = scenario.arch();
+    let tokens = f64::from(arch.seq);
+    let rate = scenario.rate().sustained();
+    let at = |t: u32, link: Link| layer_cost(&arch, t, tokens, rate, link.bandwidth(&gpu));
+    let meeting =
+        |link: Link| allreduces_meet_compute_at(&arch, tokens, rate, link.bandwidth(&gpu));
+    Explained {
+        chart: crossover::chart(&Crossover {
+            title: "A layer's compute and all-reduces, against t".to_string(),
+            x_desc: "tensor-parallel GPUs t (log scale)",
+            y_desc: "time a layer (log scale)",
+            top: f64::from(arch.heads),
+            link: *link,
+            meeting: meeting(*link),
+            time: &|t, link| {
+                let cost = at(t, link);
+                (cost.compute, cost.comm)
+            },
+        }),
+        words: crossover_words(*link, &arch, &at, &meeting),
+    }
+}
+
+/// Where splitting a layer more ways stops paying, in words: t = 1 + C₁/(2A)
+/// for the reader's link and the other (`allreduces_meet_compute_at`), as
+/// far as the attention heads allow.
+fn crossover_words(
+    link: Link,
+    arch: &Architecture,
+    at: &dyn Fn(u32, Link) -> tensor::LayerCost,
+    meeting: &dyn Fn(Link) -> f64,
+) -> String {
+    let other = link.other();
+    let heads = f64::from(arch.heads);
+    let within = |link: Link| crossover::rounded(meeting(link), heads).1;
+    let first = crossover::rounded(meeting(link), heads).0;
+    format!(
+        "For one {seq}-token sequence a layer is C₁ = {whole} of compute on one GPU, and sending its four \
+         hidden states once over {link_phrase} takes A = {four}. Split t ways, the compute falls as C₁/t while \
+         the four all-reduces grow as 2(t − 1)/t × A: they meet at t = 1 + C₁/(2A). Over {link_phrase} that \
+         is t = {here}{verdict} Over {other_phrase} it is {there}{other_verdict}.",
+        seq = group_thousands(f64::from(arch.seq)),
+        whole = at(1, link).compute,
+        four = at(2, link).comm,
+        link_phrase = link.phrase(),
+        here = crossover::exact(meeting(link)),
+        verdict = if within(link) {
+            format!(": from t = {first} on, each GPU waits on the all-reduces longer than it computes.")
+        } else {
+            format!(
+                ", more ways than the {} attention heads of a layer split: the heads run out before the link does.",
+                arch.heads
+            )
+        },
+        other_phrase = other.phrase(),
+        there = crossover::exact(meeting(other)),
+        other_verdict = match (within(other), within(link)) {
+            (true, _) => "",
+            (false, true) => ", beyond the heads",
+            (false, false) => ", beyond the heads too",
+        },
+    )
+}
+
 impl Params for TpParams {
     type Data = TpData;
 
@@ -309,9 +380,9 @@ impl Params for TpParams {
         )
         .toggle()
         .help("The link the four all-reduces a layer cross."),
-        shared::model(),
-        shared::gpu(),
-        shared::busy(),
+        shared::model().assumed(),
+        shared::gpu().assumed(),
+        shared::busy().assumed(),
     ];
 
     fn data(&self) -> TpData {
@@ -345,7 +416,7 @@ impl Params for TpParams {
         Some(&mut self.scenario)
     }
 
-    fn diagram(_params: Cells<Self>, data: Memo<TpData>) -> AnyView {
+    fn diagram(params: Cells<Self>, data: Memo<TpData>) -> AnyView {
         // The block diagram depends on t alone: rebuilt when it changes, not on every input.
         let layout = Memo::new(move |_| data.with(|d| (d.gpus, d.columns.clone())));
         view! {
@@ -365,6 +436,7 @@ impl Params for TpParams {
                     <span class="fig-tp__bar-value">{move || data.with(|d| d.compute_time.text.clone())}</span>
                 </div>
             </div>
+            {crossover::view(Memo::new(move |_| params.with(|p| (p.scenario.clone(), p.link))), crossover)}
         }
         .into_any()
     }
@@ -462,6 +534,33 @@ mod tests {
                 < 1e-12
         );
         assert!((eight.compute_time.value / nvlink.compute_time.value - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_crossover_says_where_a_layer_stops_paying_to_split() {
+        // Llama 2 7B's layer (model::tensor's test): 6 × 202,383,360 × 4,096
+        // / 1.5e14 = 33.16 ms of compute on one GPU against 4 × 4,096² × 2 B
+        // = 134 MB, 0.298 ms over 450 GB/s and 2.68 ms over 50 GB/s; they
+        // meet at t = 1 + 33.16/0.597 = 56.6 and 1 + 33.16/5.37 = 7.18, so
+        // from t = 8 on over the network; 32 heads split.
+        let nvlink = crossover(&(Scenario::default(), Link::NvLink));
+        for part in [
+            "a layer is C₁ = 33 ms of compute on one GPU, and sending its four hidden states once over NVLink takes A = 0.30 ms",
+            "Over NVLink that is t = 56.6, more ways than the 32 attention heads of a layer split",
+            "Over the network it is 7.2.",
+        ] {
+            assert!(nvlink.words.contains(part), "{part:?} not in {}", nvlink.words);
+        }
+        assert_eq!(nvlink.chart.rule, None);
+        assert_eq!(nvlink.chart.x_range, (0.0, 5.0));
+        let network = crossover(&(Scenario::default(), Link::Network));
+        assert!(network.words.contains(
+            "Over the network that is t = 7.2: from t = 8 on, each GPU waits on the all-reduces longer than it computes. Over NVLink it is 56.6, beyond the heads."
+        ));
+        // The rule stands where the lines cross, log₂ 7.18.
+        let (x, label) = network.chart.rule.unwrap();
+        assert!((x - 7.18f64.log2()).abs() < 0.01, "{x}");
+        assert_eq!(label, "network all-reduce overtakes compute");
     }
 
     #[test]

@@ -473,10 +473,10 @@ impl Params for ThreeDParams {
         )
         .slider(1.0, |_| 64.0, 1.0, whole)
         .help("Data-parallel replicas d; a URL may go beyond the slider's 64."),
-        shared::model(),
-        shared::gpu(),
-        shared::busy(),
-        shared::flop(),
+        shared::model().assumed(),
+        shared::gpu().assumed(),
+        shared::busy().assumed(),
+        shared::flop().assumed(),
         Param::<Self>::number("Selected GPU (global rank)", RANK, |p| f64::from(p.rank), |p, v| p.rank = v as u32)
             .text_box()
             .limited_by(|p| f64::from(p.layout.gpus().saturating_sub(1)))

@@ -338,10 +338,12 @@ pub fn Timeline(
             </ol>
             // Built once; a change rewrites attributes and texts. The blocks'
             // paths are in (percent of the width, px) units.
-            // A sideways drag on the timeline moves the micro-batch slider (src/boot.js).
+            // A sideways drag on the timeline moves the micro-batch slider, a
+            // downward one (by mouse) the stages' (src/boot.js).
             <svg
                 class="fig-pp__svg"
                 data-drives="micro"
+                data-drives-down="pp"
                 width="100%"
                 height=height
                 role="img"

@@ -290,10 +290,10 @@ impl Params for WhyParams {
     const TABLE: &'static [Param<Self>] = &[
         shared::tokens(),
         shared::tokens_typed("Or type the tokens (1B to 1,000T)").text_box_beside(),
-        shared::model(),
-        shared::gpu(),
-        shared::busy(),
-        shared::flop(),
+        shared::model().assumed(),
+        shared::gpu().assumed(),
+        shared::busy().assumed(),
+        shared::flop().assumed(),
     ];
 
     fn data(&self) -> WhyData {

@@ -225,8 +225,8 @@ impl Params for ZeroParams {
         })
         .toggle()
         .help("ZeRO stage: 0 shards nothing, 1 the optimizer state, 2 the gradients too, 3 the weights too."),
-        shared::model(),
-        shared::gpu(),
+        shared::model().assumed(),
+        shared::gpu().assumed(),
     ];
 
     fn data(&self) -> ZeroData {

@@ -77,10 +77,66 @@ pub fn layer_cost(
     }
 }
 
+/// Where a layer's all-reduces come to last as long as its compute, as
+/// [`layer_cost`] times them: one GPU's share of the arithmetic, C₁/t,
+/// falls as t grows while its four ring all-reduces of the hidden state,
+/// 2(t − 1)/t × A (A the four states over the link once), rise towards
+/// 2A; they meet at t = 1 + C₁/(2A).
+pub fn allreduces_meet_compute_at(
+    arch: &Architecture,
+    tokens: f64,
+    rate: FlopPerSecond,
+    bandwidth: BytesPerSecond,
+) -> f64 {
+    let one_gpu = flop_per_gpu_per_layer(arch, 1, tokens).at(rate).value();
+    let four_states =
+        transfer_time(hidden_state(arch, tokens) * ALLREDUCES_PER_LAYER, bandwidth).value();
+    1.0 + one_gpu / (2.0 * four_states)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::presets::DEFAULT_MODEL;
+
+    /// Llama 2 7B (h = 4,096, an MLP of 11,008, 32 layers): a layer is
+    /// 4h² + 3 × 4,096 × 11,008 + 2h = 202,383,360 parameters (32 of them
+    /// and 2 × 32,000 × 4,096 of embeddings make its 6.74B). One 4,096-token
+    /// sequence is 6 × 202,383,360 × 4,096 / 1.5e14 = 33.2 ms of compute on
+    /// one GPU; the four hidden states are 4 × 4,096 × 4,096 × 2 B =
+    /// 134 MB, 0.298 ms over 450 GB/s and 2.68 ms over 50 GB/s. They meet
+    /// at t = 1 + 33.2/0.597 = 56.6 over NVLink and 1 + 33.2/5.37 = 7.18
+    /// over the network, where one GPU of 8 waits longer than it computes.
+    #[test]
+    fn the_allreduces_meet_the_compute_at_one_plus_half_their_ratio() {
+        let arch = DEFAULT_MODEL.arch;
+        let one_gpu = 6.0 * 202_383_360.0 * 4096.0 / 1.5e14;
+        let states = 4.0 * 4096.0 * 4096.0 * 2.0;
+        for bandwidth in [450e9, 50e9] {
+            let expected = 1.0 + one_gpu / (2.0 * states / bandwidth);
+            let found = allreduces_meet_compute_at(
+                &arch,
+                4096.0,
+                FlopPerSecond(1.5e14),
+                BytesPerSecond(bandwidth),
+            );
+            assert!(
+                (found - expected).abs() < 1e-9,
+                "{found} against {expected}"
+            );
+        }
+        let at = |t| {
+            layer_cost(
+                &arch,
+                t,
+                4096.0,
+                FlopPerSecond(1.5e14),
+                BytesPerSecond(50e9),
+            )
+        };
+        assert!(at(8).comm.value() > at(8).compute.value());
+        assert!(at(7).comm.value() < at(7).compute.value());
+    }
 
     #[test]
     fn one_gpu_sends_nothing_and_holds_the_whole_layer() {

@@ -336,9 +336,15 @@ impl fmt::Display for Flop {
 }
 
 impl fmt::Display for FlopPerSecond {
-    /// `150 TFLOP/s`.
+    /// `150 TFLOP/s`, `1,979 TFLOP/s`; below 10, two significant figures
+    /// (`2.5 TFLOP/s`, and `0.1 TFLOP/s`, the least the URL's `tflops` takes).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} TFLOP/s", group_thousands(self.0 / 1e12))
+        let tflops = self.0 / 1e12;
+        if tflops < 10.0 {
+            write!(f, "{} TFLOP/s", trimmed(tflops, 2))
+        } else {
+            write!(f, "{} TFLOP/s", group_thousands(tflops))
+        }
     }
 }
 
@@ -405,6 +411,17 @@ pub fn format_ratio(ratio: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rate is never written as 0 TFLOP/s: the URL's `tflops` goes down
+    /// to 0.1 (model/scenario.rs `TFLOPS`), and the presets' peaks are whole.
+    #[test]
+    fn a_rate_keeps_its_figures() {
+        let rate = |tflops: f64| FlopPerSecond(tflops * 1e12).to_string();
+        assert_eq!(rate(0.1), "0.1 TFLOP/s");
+        assert_eq!(rate(2.5), "2.5 TFLOP/s");
+        assert_eq!(rate(150.0), "150 TFLOP/s");
+        assert_eq!(rate(1979.0), "1,979 TFLOP/s");
+    }
 
     /// `1.19 GB` hides up to 0.005 GB; to keep a product of 80 of them within
     /// 0.005 GB, each must be within 0.0000625 GB: four decimals (0.00005).

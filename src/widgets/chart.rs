@@ -2,6 +2,8 @@
 //! `devicePixelRatio` so charts stay sharp, redraws from one effect when the
 //! figure's data or the window's size changes.
 
+use std::time::Duration;
+
 use leptos::prelude::*;
 use plotters::chart::MeshStyle;
 use plotters::coord::{ranged1d::Ranged, types::RangedCoordf64};
@@ -11,7 +13,7 @@ use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErro
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
-use crate::hooks::{use_element_size, use_prefers_dark};
+use crate::hooks::{use_element_size, use_prefers_dark, Debounced};
 use crate::model::units::{group_thousands, trimmed};
 
 /// Colours of the shared palette, read from the page's CSS tokens so that
@@ -252,12 +254,16 @@ pub fn draw_line_chart<DB: DrawingBackend>(
     let room = f64::from(width) - 2.0 * f64::from(margin);
     let title_size = (15.0 * (room / title_width).min(1.0)).max(10.0);
 
+    // The title above its own area: the top y label, centred on the plot's
+    // top edge, then sits in the margin below it rather than under a title
+    // that a phone's width stretches over it.
+    let plot_area =
+        plot_area.titled(&chart.title, palette.font(title_size, palette.text, scale))?;
     let mut ctx = ChartBuilder::on(&plot_area)
         .margin(margin)
         .margin_right(right)
         .x_label_area_size(px(40.0))
         .y_label_area_size(y_label_area)
-        .caption(&chart.title, palette.font(title_size, palette.text, scale))
         .build_cartesian_2d(
             chart.x_range.0..chart.x_range.1,
             chart.y_range.0..chart.y_range.1,
@@ -638,13 +644,28 @@ impl DrawingBackend for Canvas {
 /// and the device pixel ratio (to scale fonts and strokes).
 pub type Draw = Callback<(Canvas, Palette, f64)>;
 
-/// Draws the line chart `chart` holds over the whole canvas, again only
-/// when it changes: what a figure with one chart gives [`PlotCanvas`].
+/// How long a chart's curves rest before it is drawn again: a slider
+/// dragged through them moves them many times a second, and a drawing at
+/// each step made long frames.
+const REDRAW_AFTER: Duration = Duration::from_millis(150);
+
+/// Draws the line chart `chart` holds over the whole canvas, and again once
+/// it has changed and rested ([`REDRAW_AFTER`]): what a figure with one
+/// chart gives [`PlotCanvas`].
 pub fn line_chart_drawing(chart: Memo<LineChart>) -> Draw {
+    let rested = RwSignal::new(0u32);
+    let debounced = Debounced::new(REDRAW_AFTER);
+    Effect::new(move |first: Option<()>| {
+        chart.track();
+        if first.is_some() {
+            debounced.call(move || rested.update(|n| *n = n.wrapping_add(1)));
+        }
+    });
     Callback::new(move |(backend, palette, scale): (Canvas, Palette, f64)| {
+        rested.track();
         let area = backend.into_drawing_area();
         _ = area.fill(&TRANSPARENT);
-        chart.with(|chart| _ = draw_line_chart(&area, chart, &palette, scale));
+        chart.with_untracked(|chart| _ = draw_line_chart(&area, chart, &palette, scale));
         _ = area.present();
     })
 }

@@ -37,7 +37,7 @@ for (const [colorScheme, width] of [['light', 360], ['light', 1440], ['dark', 36
   });
 }
 
-test('every control of every figure is reached with Tab and named', async () => {
+test('every control of every figure is reached with Tab (Enter opening its assumptions) and named', async () => {
   for (const figure of FIGURES) {
     const { page, close } = await open(app.browser, `${app.server.base}?fig=${figure}`);
     await ready(page);
@@ -47,8 +47,13 @@ test('every control of every figure is reached with Tab and named', async () => 
     const reached = new Set();
     for (let i = 0; i < 120 && reached.size < params.length; i += 1) {
       await page.keyboard.press('Tab');
-      const param = await page.evaluate(() => document.activeElement?.dataset?.param);
+      const [param, closedAssumptions] = await page.evaluate(() => [
+        document.activeElement?.dataset?.param,
+        document.activeElement?.matches('details.assumptions:not([open]) > summary'),
+      ]);
       if (param) reached.add(param);
+      // The figure's assumptions are behind a disclosure, which Enter opens.
+      if (closedAssumptions) await page.keyboard.press('Enter');
     }
     assert.deepEqual([...reached].sort(), [...params].sort(), figure);
     const unnamed = await page.$$eval('input, select, button', (els) =>

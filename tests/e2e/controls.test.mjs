@@ -6,7 +6,7 @@
 // other test passed, because none looked at which figure a control moved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, labDone, open, ready, readyAll, useApp } from './harness.mjs';
+import { FIGURES, labDone, open, openAssumptions, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -36,13 +36,35 @@ function urlNumber(text) {
 /** The keys whose sliders run on a log scale (figures/shared.rs: training tokens, 1B to 1,000T). */
 const LOG_SCALE = new Set(['tokens']);
 
+/** `slug`'s value of `key` as its control shows it (a list's, a slider's, a segment's). */
+function shownValue(page, slug, key) {
+  return page.$eval(`section.figure[id="${slug}"] :is(select, input[type=range], fieldset)[data-param="${key}"]`, (el) =>
+    el.tagName === 'FIELDSET' ? el.querySelector('input:checked')?.value : el.value,
+  );
+}
+
+/**
+ * The other figures that take `slug`'s value of `key` (src/page.rs), when
+ * it is one of `slug`'s assumptions: those that have it among theirs.
+ */
+async function carriersOf(page, slug, key) {
+  const assumptions = (s) => `section.figure[id="${s}"] details.assumptions [data-param="${key}"]`;
+  if (!(await page.locator(assumptions(slug)).count())) return [];
+  const sections = await page.$$eval('section.figure[id]', (all) => all.map((section) => section.id));
+  const carriers = [];
+  for (const other of sections.filter((s) => s !== slug)) if (await page.locator(assumptions(other)).count()) carriers.push(other);
+  return carriers;
+}
+
 /**
  * Runs `act` on `slug`'s control `key` (a slider's when `slider`), then checks what a reader would see:
  * the URL names this figure (`step=`) and holds the value `act` returns for
- * the key (or leaves the key out, at its default), and no other figure's
+ * the key (or leaves the key out, at its default); an assumption's value is
+ * taken by every other figure that assumes it, and no other figure's
  * readouts moved. Returns whether this figure's did.
  */
 async function acted(page, slug, key, act, slider = false) {
+  const carriers = await carriersOf(page, slug, key);
   const before = await figureValues(page);
   const urlBefore = page.url();
   const expected = await act();
@@ -60,8 +82,13 @@ async function acted(page, slug, key, act, slider = false) {
   while (!holds() && Date.now() < deadline) await page.waitForTimeout(25);
   assert.equal(new URL(page.url()).searchParams.get('step'), slug, `${slug} ${key}: the URL names the figure`);
   assert.ok(holds(), `${slug} ${key}: the URL ${page.url()} holds ${expected}`);
+  const value = carriers.length ? await shownValue(page, slug, key) : undefined;
+  const taken = async () => (await Promise.all(carriers.map((c) => shownValue(page, c, key)))).every((v) => v === value);
+  const carryDeadline = Date.now() + 3000;
+  while (!(await taken()) && Date.now() < carryDeadline) await page.waitForTimeout(25);
+  assert.ok(await taken(), `${slug} ${key}=${value}: taken by ${carriers.join(', ')}`);
   const after = await figureValues(page);
-  for (const other of Object.keys(before).filter((s) => s !== slug)) {
+  for (const other of Object.keys(before).filter((s) => s !== slug && !carriers.includes(s))) {
     assert.deepEqual(after[other], before[other], `${slug} ${key} left ${other} alone`);
   }
   return JSON.stringify(after[slug]) !== JSON.stringify(before[slug]);
@@ -194,6 +221,7 @@ test('on the full page every control changes its own figure and no other, by mou
   const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
   await readyAll(page);
   await labDone(page, '#checkpoint');
+  await openAssumptions(page);
   const summary = [];
   for (const slug of FIGURES) {
     // Controls that appear with a choice (the chunks of the interleaved schedule) are used once they do.
@@ -244,6 +272,8 @@ test('no id is used twice, and every radio group shows a selection, on every pag
 test('Tab reaches every control of every figure on the full page', async () => {
   const { page, close } = await open(app.browser, app.server.base);
   await readyAll(page);
+  await openAssumptions(page);
+  await page.evaluate(() => window.scrollTo(0, 0));
   const all = await page.$$eval('section.figure[id] :is(input, select, button)[data-param]', (els) => [
     ...new Set(els.map((el) => `${el.closest('section.figure').id} ${el.dataset.param}`)),
   ]);
@@ -260,5 +290,48 @@ test('Tab reaches every control of every figure on the full page', async () => {
   }
   assert.deepEqual(all.filter((c) => !reached.has(c)), [], 'controls Tab never reached');
   console.log(`Tab reached all ${all.length} figure controls in ${stops} stops`);
+  await close();
+});
+
+test('the explainer\'s assumptions sit behind one disclosure that states them, and a change carries to every figure that assumes it', async () => {
+  const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
+  await readyAll(page);
+  const summary = (slug) => page.locator(`section.figure[id="${slug}"] details.assumptions > summary`);
+  // The presets' defaults (src/model/presets.rs): an illustrative GPU runs at its whole peak.
+  const defaults = 'Assumptions: Llama 2 7B, Illustrative 80 GB GPU, 100% of peak, FLOP count 6ΨD';
+  for (const slug of ['why', 'dp', '3d']) assert.equal(await summary(slug).textContent(), defaults, slug);
+  assert.equal(await summary('zero').textContent(), 'Assumptions: Llama 2 7B, Illustrative 80 GB GPU');
+  assert.equal(await summary('pp').textContent(), 'Assumptions: Llama 2 7B');
+  // Each step opens with its own control; the assumptions' controls are out of sight until asked for.
+  assert.equal(await page.locator('#dp input[data-param="gpus"]').isVisible(), true);
+  assert.equal(await page.locator('#dp select[data-param="gpu"]').isVisible(), false);
+  // The course's planner keeps its GPU among its own inputs.
+  assert.equal(await page.locator('#planner details.assumptions').count(), 0);
+  assert.equal(await page.locator('#planner select[data-param="gpu"]').isVisible(), true);
+  const pp = (await page.$$eval('#pp [data-readout]', (els) => els.map((el) => el.dataset.value))).join();
+
+  await summary('dp').click();
+  // Open, the controls state their values; the summary does not repeat them.
+  assert.equal(await summary('dp').textContent(), 'Assumptions');
+  await page.locator('#dp select[data-param="gpu"]').selectOption('h100-sxm');
+  await urlMatching(page, /step=dp&gpu=h100-sxm/);
+  // The others that assume a GPU take it; the H100's default share is 53% (README).
+  await page.waitForFunction(() => document.querySelector('#why details.assumptions > summary').textContent.includes('H100'));
+  assert.equal(await summary('why').textContent(), 'Assumptions: Llama 2 7B, NVIDIA H100 SXM, 53% of peak, FLOP count 6ΨD');
+  assert.equal(await summary('zero').textContent(), 'Assumptions: Llama 2 7B, NVIDIA H100 SXM');
+  // 6 × 6.74e9 × 2e12 FLOP at 0.53 × 989 TFLOP/s: 1.54e8 s, 4.9 years.
+  assert.equal(await page.locator('#why [data-readout="time-1-gpu"] .readout__value').textContent(), '4.9 years');
+  // pp assumes only the model: its readouts stay; the URL still names the figure the reader changed.
+  assert.equal((await page.$$eval('#pp [data-readout]', (els) => els.map((el) => el.dataset.value))).join(), pp);
+  await page.waitForTimeout(400);
+  assert.equal(new URL(page.url()).searchParams.get('step'), 'dp');
+  assert.equal(new URL(page.url()).searchParams.get('gpu'), 'h100-sxm');
+  // The address reproduces the page: reloaded, every figure that assumes a GPU has the H100 again.
+  await page.reload();
+  await readyAll(page);
+  for (const slug of ['why', 'zero', 'tp', '3d']) assert.match(await summary(slug).textContent(), /NVIDIA H100 SXM/, slug);
+  assert.equal(await page.locator('#why [data-readout="time-1-gpu"] .readout__value').textContent(), '4.9 years');
+  assert.equal(new URL(page.url()).searchParams.get('step'), 'dp');
+  assert.deepEqual(errors, []);
   await close();
 });

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { FIGURES, open, openShare, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
+import { FIGURES, open, openAssumptions, openShare, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -89,8 +89,12 @@ test('a symbol, its control and its readout light up together, by mouse and by k
   // Hovering the readout lights its symbol.
   await page.locator('.readout[data-readout="gradient-size"]').hover();
   await page.waitForFunction(() => document.querySelector('math [data-tie="gradient-size"].tied') !== null);
-  // X stands for what two controls set, the GPU and its share of peak: the
-  // GPU select's focus lights it and its meaning; pointing at X lights both.
+  // X stands for what two controls set, the GPU and its share of peak, both
+  // assumptions: behind the closed disclosure, pointing at X lights its summary.
+  await page.locator('math [data-tie="gpu busy-util"]').first().hover();
+  await page.waitForFunction(() => getComputedStyle(document.querySelector('details.assumptions > summary')).outlineStyle === 'solid');
+  await openAssumptions(page);
+  // Open, the GPU select's focus lights X and its meaning; pointing at X lights both.
   await page.locator('select[data-param="gpu"]').focus();
   await page.waitForFunction(() => document.querySelector('math [data-tie="gpu busy-util"].tied') !== null);
   assert.match(await page.locator('.figure__symbols [data-tie="gpu busy-util"].tied').textContent(), /^X: /);

@@ -2,7 +2,7 @@
 // every control by keyboard and by mouse, the URL, reloads and navigation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dragSlider, expectTexts, open, press, readouts, ready, readyAll, seedTexts, urlMatching, useApp } from './harness.mjs';
+import { dragSlider, expectTexts, open, openAssumptions, press, readouts, ready, readyAll, seedTexts, urlMatching, useApp } from './harness.mjs';
 
 /** The seed's readouts at the defaults of each step (tests/seeds.tsv). */
 const SEED = Object.fromEntries(['why', 'dp', 'zero', 'tp', 'pp', '3d'].map((slug) => [slug, seedTexts(slug)]));
@@ -71,11 +71,11 @@ test('dp: the crossover chart says where more GPUs stop paying; the link redraws
   const { page, errors, close } = await embed('fig=dp');
   const words = page.locator('.figure__crossover');
   const canvas = page.locator('.figure__chart canvas');
-  // On one GPU the batch is 6 × 6.74e9 × 1,024 × 4,096 / 1.5e14 = 1,130.9 s, and a 13.48 GB
-  // gradient takes 13.48/50 = 0.2696 s over the network, 13.48/450 = 0.030 s over NVLink: the
-  // all-reduce reaches the compute at N = 1 + 1,130.9/0.5392 = 2,099 and 1 + 1,130.9/0.0599 = 18,876.
-  assert.match(await words.textContent(), /Over the network that is 2,099 GPUs, beyond N = 1,024, where each GPU has a single sequence/);
-  assert.equal(await canvas.getAttribute('aria-label'), 'Chart: Compute and all-reduce a step, against GPUs, on log scales, described in the paragraph below');
+  // On one GPU the batch is 6 × 6,738,415,616 × 1,024 × 4,096 / 1.5e14 = 1,130.52 s, and a
+  // 13.477 GB gradient takes 0.26954 s over 50 GB/s, 0.029949 s over 450 GB/s: the all-reduce
+  // reaches the compute at N = 1 + 1,130.52/0.53907 = 2,098.2 and 1 + 1,130.52/0.059897 = 18,875.4.
+  assert.match(await words.textContent(), /Over the network that is N = 2,098\.2, beyond N = 1,024, where each GPU has a single sequence/);
+  assert.equal(await canvas.getAttribute('aria-label'), "Chart: A step's compute and all-reduce, against GPUs, on log scales, described in the paragraph below");
   // Pixels drawn on the canvas, and a fingerprint of them.
   const drawing = () => canvas.evaluate((c) => {
     const pixels = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -96,7 +96,7 @@ test('dp: the crossover chart says where more GPUs stop paying; the link redraws
   assert.equal((await drawing())[1], before, 'and the chart is not redrawn');
   await page.locator('label.control__segment', { hasText: /^NVLink$/ }).click();
   await urlMatching(page, /\?fig=dp&gpus=9&link=nvlink$/);
-  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 30 ms\. .* Over NVLink that is 18,876 GPUs, .* Over the network it is 2,099, beyond the batch too\./);
+  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 30 ms\. .* Over NVLink that is N = 18,875\.4, .* Over the network it is 2,098\.2, beyond the batch too\./);
   let after = before;
   for (let tries = 0; after === before && tries < 30; tries += 1) {
     await page.waitForTimeout(100);
@@ -107,18 +107,65 @@ test('dp: the crossover chart says where more GPUs stop paying; the link redraws
   await close();
 });
 
+test('tp: the crossover says where splitting a layer stops paying, for the link the reader picks', async () => {
+  const { page, errors, close } = await embed('fig=tp');
+  const words = page.locator('.figure__crossover');
+  // Llama 2 7B's layer, 202,383,360 parameters: 6 × that × 4,096 / 1.5e14 = 33.16 ms on one GPU;
+  // its four hidden states, 4 × 4,096 × 4,096 × 2 B, take 0.2983 ms over 450 GB/s and 2.684 ms over
+  // 50 GB/s: t = 1 + 33.16/0.5965 = 56.6 and 1 + 33.16/5.369 = 7.2, so from t = 8 on.
+  assert.match(await words.textContent(), /Over NVLink that is t = 56\.6, more ways than the 32 attention heads of a layer split/);
+  const before = await words.textContent();
+  await press(page, 'input[data-param="tp"][value="4"]', 'ArrowLeft');
+  await urlMatching(page, /\?fig=tp&tp=2$/);
+  assert.equal(await words.textContent(), before, 't moves along the curves: the words stay');
+  await page.locator('label.control__segment', { hasText: /^Network$/ }).click();
+  await urlMatching(page, /\?fig=tp&tp=2&link=network$/);
+  assert.match(await words.textContent(), /Over the network that is t = 7\.2: from t = 8 on, each GPU waits on the all-reduces longer than it computes\. Over NVLink it is 56\.6, beyond the heads\./);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a chart is drawn again once its curves rest, not at every step that moves them', async () => {
+  const { page, errors, close } = await embed('fig=tp');
+  await openAssumptions(page);
+  const fingerprint = () => page.locator('.figure__chart canvas').evaluate((c) => c.toDataURL());
+  for (let tries = 0; (await fingerprint()).length < 2000 && tries < 30; tries += 1) await page.waitForTimeout(100);
+  const before = await fingerprint();
+  // The share of peak moves a layer's compute curve. In one task (no timer can run
+  // inside it): the step is taken, its effects run, the readouts change, the canvas not yet.
+  const [readoutMoved, drawnAtOnce] = await page.evaluate(async (drawn) => {
+    const readout = () => document.querySelector('[data-readout="compute-time"]').dataset.value;
+    const was = readout();
+    const slider = document.querySelector('input[data-param="busy-util"]');
+    slider.value = '0.5';
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+    for (let i = 0; i < 100; i += 1) await Promise.resolve();
+    return [readout() !== was, document.querySelector('.figure__chart canvas').toDataURL() !== drawn];
+  }, before);
+  assert.equal(readoutMoved, true, 'the step reached the readouts');
+  assert.equal(drawnAtOnce, false, 'the canvas waits for the slider to rest');
+  let after = before;
+  for (let tries = 0; after === before && tries < 30; tries += 1) {
+    await page.waitForTimeout(100);
+    after = await fingerprint();
+  }
+  assert.notEqual(after, before, 'and is drawn once it has');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 /** Drags `locator` sideways by `pixels` from its centre, in four moves. */
-async function dragSideways(page, locator, pixels) {
+async function dragSideways(page, locator, pixels, down = 0) {
   await locator.scrollIntoViewIfNeeded();
   const box = await locator.boundingBox();
   const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
   await page.mouse.move(x, y);
   await page.mouse.down();
-  await page.mouse.move(x + pixels, y, { steps: 4 });
+  await page.mouse.move(x + pixels, y + down, { steps: 4 });
   await page.mouse.up();
 }
 
-test('the diagrams are controls too: a sideways drag on the ring sets the GPUs, on a timeline the micro-batches', async () => {
+test('the diagrams are controls too: a drag on the ring sets the GPUs, on a timeline the micro-batches and the stages, on the lab\'s chart k', async () => {
   // 6 px a step (src/boot.js): 26 px is 4 steps, so 8 GPUs become 12 and nothing else changes.
   const dp = await embed('fig=dp');
   await dragSideways(dp.page, dp.page.locator('.fig-dp__ring-svg'), 26);
@@ -136,8 +183,21 @@ test('the diagrams are controls too: a sideways drag on the ring sets the GPUs, 
   await dragSideways(pp.page, pp.page.locator('.fig-pp__svg'), 13);
   await urlMatching(pp.page, /\?fig=pp&micro=6$/);
   expectTexts(assert, await readouts(pp.page), { bubble: '33.3%' });
+  // Downwards, a row a stage (16 px): 35 px is 2 more stages, 6, and (6 − 1)/(6 + 6 − 1) = 45.5%;
+  // the few pixels it strays sideways move nothing, as the drag keeps to the axis it took.
+  await dragSideways(pp.page, pp.page.locator('.fig-pp__svg'), 4, 35);
+  await urlMatching(pp.page, /\?fig=pp&pp=6&micro=6$/);
+  assert.equal(await pp.page.locator('input[data-param="pp"]').inputValue(), '6');
+  expectTexts(assert, await readouts(pp.page), { bubble: '45.5%' });
   assert.deepEqual(pp.errors, []);
   await pp.close();
+  // The lab's memory chart runs along k: 13 px rightwards is 2 steps, from keeping every activation (k = 1) to k = 3.
+  const lab = await embed('fig=checkpoint');
+  await dragSideways(lab.page, lab.page.locator('.fig-lab__drag'), 13);
+  await urlMatching(lab.page, /\?fig=checkpoint&every=3$/);
+  assert.equal(await lab.page.locator('input[data-param="every"]').inputValue(), '3');
+  assert.deepEqual(lab.errors, []);
+  await lab.close();
 });
 
 test('dp: the ring steps through reduce-scatter and all-gather', async () => {

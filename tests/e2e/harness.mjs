@@ -153,6 +153,19 @@ export async function openShare(page) {
   await page.locator('.share__text').nth(1).waitFor();
 }
 
+/**
+ * Opens every closed "Assumptions" disclosure in `scope` (a figure's model,
+ * GPU, share of peak and FLOP count), as a reader clicks its summary, so
+ * that its controls can be seen and used.
+ */
+export async function openAssumptions(page, scope = 'body') {
+  const closed = page.locator(`${scope} details.assumptions:not([open]) > summary`);
+  while (await closed.count()) {
+    await closed.first().scrollIntoViewIfNeeded();
+    await closed.first().click();
+  }
+}
+
 /** Every readout on the page: id -> { value, text }. */
 export async function readouts(page, scope = 'body') {
   return page.$$eval(`${scope} [data-readout]`, (elements) =>

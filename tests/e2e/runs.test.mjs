@@ -4,7 +4,7 @@
 // slider, the rate beside every time, and the published runs' section.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, readouts, ready, useApp, urlMatching } from './harness.mjs';
+import { open, openAssumptions, readouts, ready, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -84,6 +84,7 @@ test('every time readout names its rate, and the share-while-computing control m
   // The default for a real GPU, 0.53: Llama 3's 43% MFU over the share its pipeline computed (README).
   assert.equal(await page.locator('[data-readout="train-time"] .readout__note').textContent(), 'at 53% of 989 TFLOP/s');
   const before = (await readouts(page))['train-time'].value;
+  await openAssumptions(page);
   const busy = page.locator('input[data-param="busy-util"]');
   await busy.focus();
   for (let i = 0; i < 27; i += 1) await page.keyboard.press('ArrowRight');

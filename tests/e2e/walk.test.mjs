@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labDone, open, PREFIX, readouts, ready, readyAll, useApp } from './harness.mjs';
+import { PREFIX, labDone, open, openAssumptions, readouts, ready, readyAll, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -84,6 +84,7 @@ test('a full walk through every control: sliders move with the keyboard, nothing
   });
   await page.goto(app.server.base);
   await readyAll(page);
+  await openAssumptions(page);
 
   const sliders = await walkSliders(page);
   const others = await walkChoicesAndButtons(page);

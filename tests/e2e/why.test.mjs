@@ -2,7 +2,7 @@
 // bad parameters and the panic message, on the release build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, readouts, ready, seedTexts, useApp, urlMatching } from './harness.mjs';
+import { open, openAssumptions, readouts, ready, seedTexts, urlMatching, useApp } from './harness.mjs';
 
 /** The seed's readouts at its defaults (tests/seeds.tsv). */
 const SEED = seedTexts('why');
@@ -125,6 +125,7 @@ test('a shared URL reproduces its readouts on reload', async () => {
 test('choosing a model preset updates the readouts and the URL', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
   await ready(page);
+  await openAssumptions(page);
   await page.selectOption('select[data-param="model"]', 'llama3-8b');
   const found = await readouts(page);
   assert.equal(found['training-state'].text, '128.5 GB');

@@ -552,7 +552,10 @@ impl Params for LabParams {
                     aria-label="Experiment progress"
                 ></progress>
                 <div class="fig-lab__charts">
-                    <PlotCanvas draw=chart(LabChart::Memory) height=CHART_HEIGHT label=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
+                    // Its x axis is k: a sideways drag moves the "your k" marker along it (src/boot.js).
+                    <div class="fig-lab__drag" data-drives="every">
+                        <PlotCanvas draw=chart(LabChart::Memory) height=CHART_HEIGHT label=Signal::derive(move || lab.with(|d| d.summary.clone()))/>
+                    </div>
                     <PlotCanvas draw=chart(LabChart::Time) height=CHART_HEIGHT label="Measured time per step against k, over the time the recomputation predicts"/>
                 </div>
             </div>
