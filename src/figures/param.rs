@@ -775,7 +775,11 @@ pub fn render(controls: Vec<Erased>) -> AnyView {
     let open = RwSignal::new(false);
     let line = move || {
         (!open.get()).then(|| {
-            let shown: Vec<String> = values.iter().filter_map(|value| value()).collect();
+            // Each value kept on one line (no-break spaces): a phone breaks the line between them.
+            let shown: Vec<String> = values
+                .iter()
+                .filter_map(|value| value().map(|v| v.replace(' ', "\u{a0}")))
+                .collect();
             format!(": {}", shown.join(", "))
         })
     };

@@ -296,7 +296,12 @@ test('Tab reaches every control of every figure on the full page', async () => {
 test('the explainer\'s assumptions sit behind one disclosure that states them, and a change carries to every figure that assumes it', async () => {
   const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
   await readyAll(page);
-  const summary = (slug) => page.locator(`section.figure[id="${slug}"] details.assumptions > summary`);
+  const summaryOf = (slug) => page.locator(`section.figure[id="${slug}"] details.assumptions > summary`);
+  // Its values keep their words together with no-break spaces; read as plain spaces.
+  const summary = (slug) => ({
+    textContent: async () => (await summaryOf(slug).textContent()).replace(/\u00a0/g, ' '),
+    click: () => summaryOf(slug).click(),
+  });
   // The presets' defaults (src/model/presets.rs): an illustrative GPU runs at its whole peak.
   const defaults = 'Assumptions: Llama 2 7B, Illustrative 80 GB GPU, 100% of peak, FLOP count 6ΨD';
   for (const slug of ['why', 'dp', '3d']) assert.equal(await summary(slug).textContent(), defaults, slug);
