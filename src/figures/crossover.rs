@@ -22,6 +22,8 @@ pub struct Crossover<'a> {
     pub link: Link,
     /// Where compute and all-reduce meet over the reader's link, unrounded.
     pub meeting: f64,
+    /// The reader's n, marked on the compute curve.
+    pub at: u32,
     /// One GPU's compute and its all-reduce at n over a link.
     pub time: &'a dyn Fn(u32, Link) -> (Seconds, Seconds),
 }
@@ -79,7 +81,10 @@ pub fn chart(c: &Crossover) -> LineChart {
         y_label: AxisLabel::LogSeconds,
         lines,
         dots: Vec::new(),
-        marker: None,
+        marker: Some((
+            f64::from(c.at).log2(),
+            (c.time)(c.at, c.link).0.value().log10(),
+        )),
         rule: within.then(|| {
             let label = match c.link {
                 Link::NvLink => "NVLink all-reduce overtakes compute",
@@ -112,8 +117,8 @@ pub struct Explained {
 }
 
 /// The chart and its words, worked out by `explain` again only when
-/// `inputs` change (the model, GPU, rate, link; not n, which moves along
-/// the curves), and drawn again only when the curves do.
+/// `inputs` change (the model, GPU, rate, link and the reader's n, which
+/// moves the marker along the curves), and drawn again once they rest.
 pub fn view<K>(inputs: Memo<K>, explain: fn(&K) -> Explained) -> impl IntoView
 where
     K: Clone + PartialEq + Send + Sync + 'static,

@@ -229,9 +229,9 @@ fn step_at(scenario: &Scenario, gpus: u32, link: Link) -> Step {
 }
 
 /// Where more GPUs stop paying over `link`: the chart of one GPU's compute
-/// and each link's all-reduce against N, and in words where they meet
-/// (below). N moves along the curves and changes neither.
-pub fn crossover((scenario, link): &(Scenario, Link)) -> Explained {
+/// and each link's all-reduce against N, the reader's N marked, and in
+/// words where they meet (below), which N does not change.
+pub fn crossover((scenario, link, gpus): &(Scenario, Link, u32)) -> Explained {
     let batch = scenario.batch.max(1.0);
     let seq = f64::from(scenario.arch().seq);
     let at = |gpus: u32, link: Link| step_at(scenario, gpus, link);
@@ -256,6 +256,7 @@ pub fn crossover((scenario, link): &(Scenario, Link)) -> Explained {
             top: batch,
             link: *link,
             meeting: meeting(*link),
+            at: *gpus,
             time: &|n, link| {
                 let step = at(n, link);
                 (step.compute, step.allreduce)
@@ -470,7 +471,7 @@ impl Params for DpParams {
                 <p class="fig-dp__note">{move || data.with(|d| d.state_note.clone())}</p>
                 <Ring params=params/>
             </div>
-            {crossover::view(Memo::new(move |_| params.with(|p| (p.scenario.clone(), p.link))), crossover)}
+            {crossover::view(Memo::new(move |_| params.with(|p| (p.scenario.clone(), p.link, p.gpus.max(1)))), crossover)}
         }
         .into_any()
     }
@@ -694,19 +695,19 @@ mod tests {
     use super::*;
     use crate::model::memory::BytesPerParam;
 
-    /// The seeds' defaults: Llama 2 7B, whose shape gives 6,738,415,616
-    /// parameters, a batch of 1,024 sequences of 4,096 tokens, 150 TFLOP/s.
-    /// On one GPU the batch is 6 × 6,738,415,616 × 4,194,304 / 1.5e14 =
-    /// 1,130.52 s (18.8 min); one gradient of 2 bytes a parameter,
-    /// 13.477 GB, takes 0.26954 s over 50 GB/s and 29.95 ms over 450 GB/s.
-    /// They meet at N = 1 + 1,130.52/0.53907 = 2,098.2 and 1 +
-    /// 1,130.52/0.059897 = 18,875.4 GPUs, both past the 1,024 sequences;
-    /// B·s/N there is 4,194,304/2,098.2 = 1,999 and 222 tokens a GPU. At
-    /// 600 TFLOP/s the compute is a quarter and the network's crossing,
-    /// 1 + 282.63/0.53907 = 525.3, falls inside the batch: from 526 GPUs on.
+    /// The seeds' defaults: 6.74B parameters (Llama 2 7B's preset), a batch
+    /// of 1,024 sequences of 4,096 tokens, 150 TFLOP/s. On one GPU the batch
+    /// is 6 × 6.74e9 × 4,194,304 / 1.5e14 = 1,130.78 s (18.8 min); one
+    /// gradient of 2 bytes a parameter, 13.48 GB, takes 0.2696 s over 50
+    /// GB/s and 29.96 ms over 450 GB/s. They meet at N = 1 + 1,130.78/0.5392
+    /// = 2,098.2 and 1 + 1,130.78/0.059911 = 18,875.4 GPUs, both past the
+    /// 1,024 sequences; B·s/N there is 4,194,304/2,098.2 = 1,999 and 222
+    /// tokens a GPU. At 600 TFLOP/s the compute is a quarter and the
+    /// network's crossing, 1 + 282.70/0.5392 = 525.3, falls inside the batch:
+    /// from 526 GPUs on.
     #[test]
     fn the_all_reduce_outlasts_the_compute_where_the_model_says() {
-        let network = crossover(&(Scenario::default(), Link::Network));
+        let network = crossover(&(Scenario::default(), Link::Network, 8));
         let words = &network.words;
         for part in [
             "C₁ = 18.8 min, and sending one gradient once over the network takes T = 0.27 s",
@@ -731,13 +732,17 @@ mod tests {
         assert_eq!(compute.first().map(|p| p.0), Some(0.0));
         let (x, y) = *compute.last().unwrap();
         assert_eq!(x, 10.0);
-        assert!((10f64.powf(y) - 1130.9 / 1024.0).abs() < 0.01);
+        assert!((10f64.powf(y) - 1130.78 / 1024.0).abs() < 0.01);
+        // The reader's 8 GPUs, marked on the compute curve: 1,130.78 s / 8.
+        let (x, y) = network.chart.marker.unwrap();
+        assert_eq!(x, 3.0);
+        assert!((10f64.powf(y) - 1130.78 / 8.0).abs() < 0.01, "{y}");
 
         let fast = Scenario {
             tflops_override: Some(600.0),
             ..Scenario::default()
         };
-        let fast = crossover(&(fast, Link::Network));
+        let fast = crossover(&(fast, Link::Network, 8));
         assert!(fast.words.contains(
             "Over the network that is N = 525.3: from 526 GPUs on, each GPU spends more of a step waiting for the all-reduce than computing."
         ));

@@ -289,10 +289,10 @@ pub fn data(params: &TpParams) -> TpData {
 }
 
 /// Where splitting a layer more ways stops paying over `link`: the chart of
-/// its compute on one GPU and each link's four all-reduces against t, and
-/// in words where they meet (below). t moves along the curves and changes
-/// neither.
-pub fn crossover((scenario, link): &(Scenario, Link)) -> Explained {
+/// its compute on one GPU and each link's four all-reduces against t, the
+/// reader's t marked, and in words where they meet (below), which t does
+/// not change.
+pub fn crossover((scenario, link, t): &(Scenario, Link, u32)) -> Explained {
     let gpu = scenario.gpu();
     let arch = scenario.arch();
     let tokens = f64::from(arch.seq);
@@ -308,6 +308,7 @@ pub fn crossover((scenario, link): &(Scenario, Link)) -> Explained {
             top: f64::from(arch.heads),
             link: *link,
             meeting: meeting(*link),
+            at: *t,
             time: &|t, link| {
                 let cost = at(t, link);
                 (cost.compute, cost.comm)
@@ -436,7 +437,7 @@ impl Params for TpParams {
                     <span class="fig-tp__bar-value">{move || data.with(|d| d.compute_time.text.clone())}</span>
                 </div>
             </div>
-            {crossover::view(Memo::new(move |_| params.with(|p| (p.scenario.clone(), p.link))), crossover)}
+            {crossover::view(Memo::new(move |_| params.with(|p| (p.scenario.clone(), p.link, p.tp.max(1)))), crossover)}
         }
         .into_any()
     }
@@ -543,7 +544,7 @@ mod tests {
         // = 134 MB, 0.298 ms over 450 GB/s and 2.68 ms over 50 GB/s; they
         // meet at t = 1 + 33.16/0.597 = 56.6 and 1 + 33.16/5.37 = 7.18, so
         // from t = 8 on over the network; 32 heads split.
-        let nvlink = crossover(&(Scenario::default(), Link::NvLink));
+        let nvlink = crossover(&(Scenario::default(), Link::NvLink, 4));
         for part in [
             "a layer is C₁ = 33 ms of compute on one GPU, and sending its four hidden states once over NVLink takes A = 0.30 ms",
             "Over NVLink that is t = 56.6, more ways than the 32 attention heads of a layer split",
@@ -553,7 +554,11 @@ mod tests {
         }
         assert_eq!(nvlink.chart.rule, None);
         assert_eq!(nvlink.chart.x_range, (0.0, 5.0));
-        let network = crossover(&(Scenario::default(), Link::Network));
+        // The reader's t = 4, marked on the compute curve: 33.16 ms / 4.
+        let (x, y) = nvlink.chart.marker.unwrap();
+        assert_eq!(x, 2.0);
+        assert!((10f64.powf(y) - 0.03316 / 4.0).abs() < 1e-5, "{y}");
+        let network = crossover(&(Scenario::default(), Link::Network, 4));
         assert!(network.words.contains(
             "Over the network that is t = 7.2: from t = 8 on, each GPU waits on the all-reduces longer than it computes. Over NVLink it is 56.6, beyond the heads."
         ));
