@@ -303,7 +303,7 @@ pub fn crossover((scenario, link, t): &(Scenario, Link, u32)) -> Explained {
     Explained {
         chart: crossover::chart(&Crossover {
             title: "A layer's compute and all-reduces, against t".to_string(),
-            x_desc: "tensor-parallel GPUs t (log scale)",
+            x_desc: "GPUs t (log scale)",
             y_desc: "time a layer (log scale)",
             top: f64::from(arch.heads),
             link: *link,
