@@ -118,7 +118,7 @@ pub fn data(params: &PpParams) -> PpData {
     };
     let summary = format!(
         "{micro} through {stages} under {schedule} {leave} a bubble of {bubble}: each GPU is busy {busy} of the \
-         {total} time units in a step. Each GPU holds {layers} layers and {state} of training state, keeps {held} at \
+         {total} time units in a step. Each GPU holds {held_layers} layers and {state} of training state, keeps {held} at \
          once, and passes {boundary} of activations to the next stage per {seq}-token micro-batch.",
         micro = counted(f64::from(m), "micro-batch", "micro-batches"),
         leave = if m == 1 { "leaves" } else { "leave" },
@@ -128,6 +128,12 @@ pub fn data(params: &PpParams) -> PpData {
         busy = units_text(busy),
         total = units_text(total),
         seq = group_thousands(f64::from(arch.seq)),
+        // 32 layers in 3 stages are 10, 11 and 11 (model::pipeline::stage_layers).
+        held_layers = if arch.layers.is_multiple_of(p) {
+            layers.to_string()
+        } else {
+            format!("{} or {layers}", arch.layers / p)
+        },
     );
     let bubble = ReadoutData::fraction("bubble", "Bubble (idle time)", bubble);
     PpData {
@@ -226,6 +232,20 @@ impl Params for PpParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Llama 2 7B's 32 layers in 3 stages are 10, 11 and 11: the words say
+    /// so, where they said every GPU holds 11 (a newcomer counted the
+    /// timeline's L0–9); in 4 stages each holds 8.
+    #[test]
+    fn uneven_stages_say_both_counts() {
+        let mut params = PpParams::default();
+        params.pipeline.stages = 3;
+        assert!(data(&params)
+            .summary
+            .contains("Each GPU holds 10 or 11 layers"));
+        params.pipeline.stages = 4;
+        assert!(data(&params).summary.contains("Each GPU holds 8 layers"));
+    }
 
     fn with(micro: u32, schedule: Schedule) -> PpData {
         let mut params = PpParams::default();
