@@ -102,7 +102,7 @@ pub fn rounded(meeting: f64, top: f64) -> (f64, bool) {
     (n, n <= top)
 }
 
-/// A meeting point as the formula gives it, to a tenth: `2,098.4`, `7.2`.
+/// A meeting point as the formula gives it, to a tenth: `2,098.2`, `7.2`.
 pub fn exact(meeting: f64) -> String {
     let tenths = (meeting.min(1e15) * 10.0).round() as u64;
     format!("{}.{}", group_thousands((tenths / 10) as f64), tenths % 10)

@@ -338,7 +338,6 @@ pub fn write<P>(table: &[Param<P>], params: &P, defaults: &P, pairs: &mut Pairs)
     }
 }
 
-/// A key as the embed page and the README document it.
 /// An assumption's value as its control sets it: a number, or an option's id.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Assumed {
@@ -396,6 +395,7 @@ pub fn assume<P>(table: &[Param<P>], params: &mut P, key: &str, value: Assumed) 
     }
 }
 
+/// A key as the embed page and the README document it.
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyDoc {
