@@ -162,6 +162,17 @@ pub fn significant(value: f64, figures: i32) -> String {
     format!("{value:.decimals$}")
 }
 
+/// A number as a reader takes it in: two significant figures below 1,000
+/// (`0.1`, `2.5`, `989`), whole with its thousands grouped from there
+/// (`1,979`, `10,000`).
+pub fn readable(value: f64) -> String {
+    if value >= 1000.0 {
+        group_thousands(value)
+    } else {
+        trimmed(value, 2)
+    }
+}
+
 /// Rounds to `figures` significant figures without trailing zeros: `8`, `13.5`, `1.44`.
 pub fn trimmed(value: f64, figures: i32) -> String {
     let text = significant(value, figures);
@@ -336,15 +347,10 @@ impl fmt::Display for Flop {
 }
 
 impl fmt::Display for FlopPerSecond {
-    /// `150 TFLOP/s`, `1,979 TFLOP/s`; below 10, two significant figures
-    /// (`2.5 TFLOP/s`, and `0.1 TFLOP/s`, the least the URL's `tflops` takes).
+    /// `150 TFLOP/s`, `1,979 TFLOP/s`, and `0.1 TFLOP/s`, the least the
+    /// URL's `tflops` takes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let tflops = self.0 / 1e12;
-        if tflops < 10.0 {
-            write!(f, "{} TFLOP/s", trimmed(tflops, 2))
-        } else {
-            write!(f, "{} TFLOP/s", group_thousands(tflops))
-        }
+        write!(f, "{} TFLOP/s", readable(self.0 / 1e12))
     }
 }
 

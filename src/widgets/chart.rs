@@ -14,7 +14,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::hooks::{use_element_size, use_prefers_dark, Debounced};
-use crate::model::units::{group_thousands, trimmed};
+use crate::model::units::{group_thousands, readable};
 
 /// Colours of the shared palette, read from the page's CSS tokens so that
 /// charts follow the light or dark theme.
@@ -134,20 +134,16 @@ impl AxisLabel {
                 }
             }
             // Only whole powers: a tick between them (a range of 1 to 3) has no label.
-            AxisLabel::PowerOfTwo => match AxisLabel::Whole.text(value, decimals).is_empty() {
-                true => String::new(),
-                false => group_thousands(value.round().exp2()),
-            },
-            AxisLabel::Percent => format!("{:.*}%", decimals.saturating_sub(2), value * 100.0),
-            AxisLabel::Plain => format!("{value:.decimals$}"),
-            AxisLabel::LogSeconds => {
-                let seconds = 10f64.powf(value);
-                if seconds >= 1000.0 {
-                    format!("{} s", group_thousands(seconds))
+            AxisLabel::PowerOfTwo => {
+                if AxisLabel::Whole.text(value, decimals).is_empty() {
+                    String::new()
                 } else {
-                    format!("{} s", trimmed(seconds, 2))
+                    group_thousands(value.round().exp2())
                 }
             }
+            AxisLabel::Percent => format!("{:.*}%", decimals.saturating_sub(2), value * 100.0),
+            AxisLabel::Plain => format!("{value:.decimals$}"),
+            AxisLabel::LogSeconds => format!("{} s", readable(10f64.powf(value))),
         }
     }
 }
