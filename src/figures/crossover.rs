@@ -102,6 +102,17 @@ pub fn rounded(meeting: f64, top: f64) -> (f64, bool) {
     (n, n <= top)
 }
 
+/// What the words add after the other link's meeting point: nothing when
+/// the work splits that far, else that it lies `beyond` it (", beyond the
+/// batch"), "too" when the reader's link's point does as well.
+pub fn other_beyond(other_within: bool, within: bool, beyond: &str) -> String {
+    match (other_within, within) {
+        (true, _) => String::new(),
+        (false, true) => format!(", beyond {beyond}"),
+        (false, false) => format!(", beyond {beyond} too"),
+    }
+}
+
 /// A meeting point as the formula gives it, to a tenth: `2,098.2`, `7.2`.
 pub fn exact(meeting: f64) -> String {
     let tenths = (meeting.min(1e15) * 10.0).round() as u64;

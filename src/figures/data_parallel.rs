@@ -310,11 +310,7 @@ fn crossover_words(
                 group_thousands(batch)
             )
         },
-        other_verdict = match (there_within, within) {
-            (true, _) => "",
-            (false, true) => ", beyond the batch",
-            (false, false) => ", beyond the batch too",
-        },
+        other_verdict = crossover::other_beyond(there_within, within, "the batch"),
         whole = at(1, link).compute,
         one = at(2, link).allreduce,
         link = link.phrase(),

@@ -330,7 +330,7 @@ fn crossover_words(
     let other = link.other();
     let heads = f64::from(arch.heads);
     let within = |link: Link| crossover::rounded(meeting(link), heads).1;
-    let first = crossover::rounded(meeting(link), heads).0;
+    let (first, _) = crossover::rounded(meeting(link), heads);
     format!(
         "For one {seq}-token sequence a layer is C₁ = {whole} of compute on one GPU, and sending its four \
          hidden states once over {link_phrase} takes A = {four}. Split t ways, the compute falls as C₁/t while \
@@ -351,11 +351,7 @@ fn crossover_words(
         },
         other_phrase = other.phrase(),
         there = crossover::exact(meeting(other)),
-        other_verdict = match (within(other), within(link)) {
-            (true, _) => "",
-            (false, true) => ", beyond the heads",
-            (false, false) => ", beyond the heads too",
-        },
+        other_verdict = crossover::other_beyond(within(other), within(link), "the heads"),
     )
 }
 
