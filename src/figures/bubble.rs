@@ -65,8 +65,9 @@ const CURVES: [(&str, &[Schedule]); 3] = [
     ("Zero bubble (ZB-H1)", &[Schedule::ZeroBubbleH1]),
 ];
 
-/// The bubble against m, to 256, for every schedule at `p` stages, the current one bold and ringed at (m, bubble).
-fn chart(p: u32, chunks: u32, current: Schedule, m: u32, bubble_now: f64) -> LineChart {
+/// The bubble against m, to 256, for every schedule at `p` stages, the
+/// current one bold and ringed at (m, bubble); `pp`'s chart adds its rule.
+pub(super) fn chart(p: u32, chunks: u32, current: Schedule, m: u32, bubble_now: f64) -> LineChart {
     LineChart {
         title: format!("Bubble against micro-batches at {p} stages"),
         x_desc: "micro-batches m (log scale)",

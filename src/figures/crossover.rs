@@ -3,7 +3,9 @@
 //! all-reduce grows towards twice one message's time, 2(n − 1)/n × T, so
 //! the two meet at n = 1 + C₁/(2T)
 //! (`model::data_parallel::allreduce_meets_compute_at`,
-//! `model::tensor::allreduces_meet_compute_at`).
+//! `model::tensor::allreduces_meet_compute_at`). Pipeline parallelism's
+//! chart, the bubble against micro-batches, is drawn and explained by the
+//! same [`view`] (`pipeline_parallel::crossover`).
 
 use leptos::prelude::*;
 
@@ -138,8 +140,13 @@ where
     let chart = Memo::new(move |_| explained.with(|e| e.chart.clone()));
     let words = move || explained.with(|e| e.words.clone());
     let label = chart.with_untracked(|c| {
+        let scales = if c.y_label == AxisLabel::LogSeconds {
+            "on log scales"
+        } else {
+            "against a log scale"
+        };
         format!(
-            "Chart: {}, on log scales, described in the paragraph below",
+            "Chart: {}, {scales}, described in the paragraph below",
             c.title
         )
     });

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::cells::Cells;
+use super::crossover::{self, Explained};
 use super::equations;
 use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
@@ -15,7 +16,9 @@ use super::timeline::{
 use crate::model::activations::hidden_state;
 use crate::model::choice::Choice;
 use crate::model::memory::{TrainingState, ZeroStage};
-use crate::model::pipeline::{layers_per_stage, Schedule};
+use crate::model::pipeline::{
+    bubble, gpipe_enough_micro_batches, layers_per_stage, runnable_micro_batches, Schedule,
+};
 use crate::model::scenario::Scenario;
 use crate::model::units::{counted, group_thousands, Fraction};
 use crate::widgets::{Equation, ReadoutData, Unit};
@@ -178,6 +181,39 @@ pub fn data(params: &PpParams) -> PpData {
     }
 }
 
+/// The bubble against micro-batches at the reader's stages, for every
+/// schedule, and where more micro-batches start to buy little: m = 4p, the
+/// count GPipe's authors found enough (`model::pipeline::gpipe_enough_micro_batches`).
+/// Keyed on the schedule, p, the chunks and the micro-batches asked for.
+pub fn crossover(&(schedule, p, chunks, asked): &(Schedule, u32, u32, u32)) -> Explained {
+    let m = runnable_micro_batches(schedule, p, asked);
+    let now = Fraction(bubble(schedule, p, m, chunks));
+    let mut chart = super::bubble::chart(p, chunks, schedule, m, now.0);
+    // Fixed, so the canvas's label, written once, stays true as p changes.
+    chart.title = "The bubble against micro-batches, by schedule".to_string();
+    let enough = gpipe_enough_micro_batches(p);
+    chart.rule = (p > 1).then(|| {
+        (
+            f64::from(enough).log2(),
+            "m = 4p, enough by GPipe's measure",
+        )
+    });
+    let words = if p == 1 {
+        format!("With one stage nothing fills or drains: no micro-batch count leaves a bubble. You run m = {m}.")
+    } else {
+        format!(
+            "GPipe's authors found m = 4p micro-batches enough: {enough} at {p} stages, where {schedule} idles {at} \
+             of the step. Past it each doubling buys less: m = {twice} gives {at_twice}, and at a fixed micro-batch \
+             size each replica then takes twice the sequences a step. You run m = {m}: {now}.",
+            schedule = schedule.label(),
+            at = Fraction(bubble(schedule, p, enough, chunks)),
+            twice = 2 * enough,
+            at_twice = Fraction(bubble(schedule, p, 2 * enough, chunks)),
+        )
+    };
+    Explained { chart, words }
+}
+
 const PIPELINE: [Param<PpParams>; 4] = pipeline_params::<PpParams>();
 
 impl Params for PpParams {
@@ -223,9 +259,24 @@ impl Params for PpParams {
         Some(&mut self.pipeline.scenario)
     }
 
-    fn diagram(_params: Cells<Self>, data: Memo<PpData>) -> AnyView {
+    fn diagram(params: Cells<Self>, data: Memo<PpData>) -> AnyView {
         let timeline = Memo::new(move |_| data.with(|d| d.timeline.clone()));
-        view! { <div class="figure__diagram fig-pp"><Timeline data=timeline/></div> }.into_any()
+        let crossover_inputs = Memo::new(move |_| {
+            params.with(|p| {
+                let pipeline = &p.pipeline;
+                (
+                    pipeline.schedule,
+                    pipeline.stages.max(1),
+                    pipeline.chunks,
+                    pipeline.micro,
+                )
+            })
+        });
+        view! {
+            <div class="figure__diagram fig-pp"><Timeline data=timeline/></div>
+            {crossover::view(crossover_inputs, crossover)}
+        }
+        .into_any()
     }
 }
 
@@ -245,6 +296,33 @@ mod tests {
             .contains("Each GPU holds 10 or 11 layers"));
         params.pipeline.stages = 4;
         assert!(data(&params).summary.contains("Each GPU holds 8 layers"));
+    }
+
+    /// The crossover at 4 stages: GPipe's m = 4p is 16, where the bubble is
+    /// 3/19 = 15.8%, and 3/35 = 8.6% at 32; the reader's 4 give 3/7 = 42.9%.
+    /// Interleaving 2 chunks runs 5 asked as 8 (a multiple of p): 3/19, and
+    /// 3/35 and 3/67 = 4.5% at 16 and 32. ZB-H1: 3/51 = 5.9% and 3/99 = 3.0%.
+    /// The rule stands at log₂ 16 = 4; one stage has no bubble and no rule.
+    #[test]
+    fn the_crossover_marks_gpipes_four_micro_batches_a_stage() {
+        let gpipe = crossover(&(Schedule::GPipe, 4, 1, 4));
+        assert!(gpipe
+            .words
+            .contains("16 at 4 stages, where GPipe idles 15.8% of the step"));
+        assert!(gpipe.words.contains("m = 32 gives 8.6%"));
+        assert!(gpipe.words.ends_with("You run m = 4: 42.9%."));
+        assert_eq!(gpipe.chart.rule.map(|(x, _)| x), Some(4.0));
+        assert_eq!(gpipe.chart.marker, Some((2.0, 3.0 / 7.0)));
+        let interleaved = crossover(&(Schedule::Interleaved, 4, 2, 5));
+        assert!(interleaved.words.contains("Interleaved 1F1B idles 8.6%"));
+        assert!(interleaved.words.contains("m = 32 gives 4.5%"));
+        assert!(interleaved.words.ends_with("You run m = 8: 15.8%."));
+        let zb = crossover(&(Schedule::ZeroBubbleH1, 4, 1, 16));
+        assert!(zb.words.contains("(ZB-H1) idles 5.9%"));
+        assert!(zb.words.contains("m = 32 gives 3.0%"));
+        let one = crossover(&(Schedule::GPipe, 1, 1, 4));
+        assert_eq!(one.chart.rule, None);
+        assert!(one.words.contains("no micro-batch count leaves a bubble"));
     }
 
     fn with(micro: u32, schedule: Schedule) -> PpData {

@@ -340,6 +340,8 @@ pub fn Timeline(
             // paths are in (percent of the width, px) units.
             // A sideways drag on the timeline moves the micro-batch slider, a
             // downward one (by mouse) the stages' (src/boot.js).
+            // The inner svg fills the outer one, so a new stage changes one
+            // height and the viewBox.
             <svg
                 class="fig-pp__svg"
                 data-drives="micro"
@@ -349,7 +351,7 @@ pub fn Timeline(
                 role="img"
                 aria-label=move || data.with(|d| format!("Schedule timeline: a bubble of {}; {}", Fraction(d.bubble), d.axis_caption))
             >
-                <svg viewBox=move || format!("0 0 100 {}", height()) preserveAspectRatio="none" width="100%" height=height>
+                <svg viewBox=move || format!("0 0 100 {}", height()) preserveAspectRatio="none" width="100%" height="100%">
                     <path class="fig-pp__idle" d=move || idle_path(stages())></path>
                     {(0..BLOCK_CLASSES.len()).map(|kind| view! {
                         <path

@@ -132,6 +132,38 @@ test('tp: the crossover says where splitting a layer stops paying, for the link 
   await close();
 });
 
+test('pp: the crossover chart marks GPipe\'s m = 4p; the stages and the schedule rewrite its words and redraw it', async () => {
+  const { page, errors, close } = await embed('fig=pp');
+  const words = page.locator('.figure__crossover');
+  const canvas = page.locator('.figure__chart canvas');
+  const fingerprint = () => canvas.evaluate((c) => c.toDataURL());
+  const redrawn = async (from) => {
+    let now = from;
+    for (let tries = 0; now === from && tries < 30; tries += 1) {
+      await page.waitForTimeout(100);
+      now = await fingerprint();
+    }
+    return now;
+  };
+  assert.equal(await canvas.getAttribute('aria-label'), 'Chart: The bubble against micro-batches, by schedule, against a log scale, described in the paragraph below');
+  // GPipe, p = 4: (p − 1)/(m + p − 1) is 3/19 = 15.8% at m = 4p = 16, 3/35 = 8.6% at 32, 3/7 = 42.9% at the reader's 4.
+  assert.equal(await words.textContent(), "GPipe's authors found m = 4p micro-batches enough: 16 at 4 stages, where GPipe idles 15.8% of the step. Past it each doubling buys less: m = 32 gives 8.6%, and at a fixed micro-batch size each replica then takes twice the sequences a step. You run m = 4: 42.9%.");
+  const drawn = await redrawn(await fingerprint());
+  await press(page, 'input[data-param="pp"]', 'ArrowRight');
+  await urlMatching(page, /\?fig=pp&pp=5$/);
+  // p = 5: 4/24 = 16.7% at 20, 4/44 = 9.1% at 40, 4/8 = 50.0% at 4.
+  assert.match(await words.textContent(), /: 20 at 5 stages, where GPipe idles 16\.7% of the step\. .* m = 40 gives 9\.1%, .* You run m = 4: 50\.0%\.$/);
+  const fiveStages = await redrawn(drawn);
+  assert.notEqual(fiveStages, drawn, 'the chart is drawn again for 5 stages');
+  await page.locator('label.control__segment', { hasText: /ZB-H1/ }).click();
+  await urlMatching(page, /\?fig=pp&pp=5&schedule=zb-h1$/);
+  // ZB-H1 with m < p: (2p − m − 1)/(2p + 2m − 1) = 5/17 = 29.4%; at 40, (p − 1)/(3m + p − 1) = 4/124 = 3.2%.
+  assert.match(await words.textContent(), /where Zero bubble \(ZB-H1\) idles .* m = 40 gives 3\.2%, .* You run m = 4: 29\.4%\.$/);
+  assert.notEqual(await redrawn(fiveStages), fiveStages, 'the chart is drawn again with ZB-H1 bold');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('a chart is drawn again once its curves rest, not at every step that moves them', async () => {
   const { page, errors, close } = await embed('fig=tp');
   await openAssumptions(page);
