@@ -3,6 +3,7 @@
 //! monotonicities a reader relies on hold.
 #![cfg(not(target_arch = "wasm32"))]
 
+use parallax::figures::crossover::{exact, operands};
 use parallax::figures::FIGURES;
 use parallax::model::activations::{first_stage, per_layer, ActivationSetup, Attention, Recompute};
 use parallax::model::choice::Choice;
@@ -242,5 +243,24 @@ proptest! {
             prop_assert_eq!(nearest.arch.experts, 1);
             prop_assert!(MODELS.iter().filter(|m| m.arch.experts == 1).all(|m| distance(m.nominal) >= distance(nearest.nominal)));
         }
+    }
+
+    /// A crossover's words write C₁ and T so that 1 + C₁/(2T), worked by a
+    /// reader from the written numbers (thousands separators dropped, ms and
+    /// µs moved to seconds), gives the meeting point the words state, over
+    /// compute times from 10 µs to four months and messages from 1 µs to
+    /// 17 min (issue 23: every substituted line computes as written).
+    #[test]
+    fn crossover_operands_as_written_give_the_stated_meeting(
+        compute_exp in -5.0f64..7.0, message_exp in -6.0f64..3.0,
+    ) {
+        let (compute, message) = (10f64.powf(compute_exp), 10f64.powf(message_exp));
+        let read = |text: &str| -> f64 {
+            let (number, unit) = text.split_once(' ').expect("a number and its unit");
+            let scale = match unit { "s" => 1.0, "ms" => 1e-3, "µs" => 1e-6, _ => panic!("unit {unit}") };
+            number.replace(',', "").parse::<f64>().expect("a plain number") * scale
+        };
+        let (c, t) = operands(Seconds(compute), Seconds(message));
+        prop_assert_eq!(exact(1.0 + read(&c) / (2.0 * read(&t))), exact(1.0 + compute / (2.0 * message)), "{} and {}", c, t);
     }
 }

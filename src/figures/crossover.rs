@@ -10,7 +10,7 @@
 use leptos::prelude::*;
 
 use crate::model::comm::Link;
-use crate::model::units::{group_thousands, Seconds};
+use crate::model::units::{group_thousands, trimmed, Seconds};
 use crate::widgets::{line_chart_drawing, AxisLabel, LineChart, PlotCanvas, Series};
 
 /// What a crossover chart draws.
@@ -119,6 +119,53 @@ pub fn other_beyond(other_within: bool, within: bool, beyond: &str) -> String {
 pub fn exact(meeting: f64) -> String {
     let tenths = (meeting.min(1e15) * 10.0).round() as u64;
     format!("{}.{}", group_thousands((tenths / 10) as f64), tenths % 10)
+}
+
+/// One GPU's compute C₁ and one message's time T as the words write them,
+/// to as many significant figures (three at least, fifteen, all an `f64`
+/// holds, at most) as it takes for
+/// 1 + C₁/(2T), worked from the written values, to give the meeting point
+/// [`exact`] writes: at two figures, 33 ms and 2.7 ms gave a student
+/// t = 7.1 where the words said 7.2.
+pub fn operands(compute: Seconds, message: Seconds) -> (String, String) {
+    let meeting = |c: f64, t: f64| exact(1.0 + c / (2.0 * t));
+    let wanted = meeting(compute.value(), message.value());
+    let mut written = (String::new(), String::new());
+    for figures in 3..=15 {
+        let (c, c_text) = written_time(compute.value(), figures);
+        let (t, t_text) = written_time(message.value(), figures);
+        written = (c_text, t_text);
+        if meeting(c, t) == wanted {
+            break;
+        }
+    }
+    written
+}
+
+/// A time to `figures` significant figures in seconds, or in ms or µs below
+/// a tenth of a second (powers of ten apart, so a reader converts by
+/// moving the point), trailing zeros dropped and thousands grouped: the
+/// value as written, in seconds, and its text (`1,130.8 s`, `0.2983 ms`).
+fn written_time(seconds: f64, figures: i32) -> (f64, String) {
+    let (scale, unit) = if seconds >= 0.1 {
+        (1.0, "s")
+    } else if seconds >= 1e-4 {
+        (1e3, "ms")
+    } else {
+        (1e6, "µs")
+    };
+    let digits = trimmed(seconds * scale, figures);
+    let value = digits.parse::<f64>().map_or(seconds, |v| v / scale);
+    let text = match digits.split_once('.') {
+        Some((whole, fraction)) => {
+            format!(
+                "{}.{fraction}",
+                group_thousands(whole.parse().unwrap_or(0.0))
+            )
+        }
+        None => group_thousands(digits.parse().unwrap_or(0.0)),
+    };
+    (value, format!("{text} {unit}"))
 }
 
 /// A crossover chart and the words under it, which describe it to a screen

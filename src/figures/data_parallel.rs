@@ -289,6 +289,8 @@ fn crossover_words(
     };
     let (here, first, within, tokens_here) = meets(link);
     let (there, _, there_within, tokens_there) = meets(other);
+    // A ring of two sends each half of the gradient once each way: 2(2 − 1)/2 × T = T.
+    let (whole, one) = crossover::operands(at(1, link).compute, at(2, link).allreduce);
     format!(
         "On one GPU the whole batch takes C₁ = {whole}, and sending one gradient once over {link} takes \
          T = {one}. More GPUs shrink the compute a step, C₁/N, and grow the all-reduce, 2(N − 1)/N × T, \
@@ -311,8 +313,6 @@ fn crossover_words(
             )
         },
         other_verdict = crossover::other_beyond(there_within, within, "the batch"),
-        whole = at(1, link).compute,
-        one = at(2, link).allreduce,
         link = link.phrase(),
         other = other.phrase(),
         tokens_here = counted(tokens_here, "token", "tokens"),
@@ -700,13 +700,17 @@ mod tests {
     /// 1,024 sequences; B·s/N there is 4,194,304/2,098.2 = 1,999 and 222
     /// tokens a GPU. At 600 TFLOP/s the compute is a quarter and the
     /// network's crossing, 1 + 282.70/0.5392 = 525.3, falls inside the batch:
-    /// from 526 GPUs on.
+    /// from 526 GPUs on. The words write C₁ and T to the fewest figures (three
+    /// at least) that give the same tenth: 1 + 1,131/(2 × 0.2696) = 2,098.6 at
+    /// four, 1 + 1,130.8/(2 × 0.2696) = 2,098.2 at five; over NVLink it takes
+    /// seven, 1,130.784 s and 29.95556 ms (at six, 1 + 1,130.78/(2 ×
+    /// 0.0299556) = 18,875.3).
     #[test]
     fn the_all_reduce_outlasts_the_compute_where_the_model_says() {
         let network = crossover(&(Scenario::default(), Link::Network, 8));
         let words = &network.words;
         for part in [
-            "C₁ = 18.8 min, and sending one gradient once over the network takes T = 0.27 s",
+            "C₁ = 1,130.8 s, and sending one gradient once over the network takes T = 0.2696 s",
             "Over the network that is N = 2,098.2, beyond N = 1,024, where each GPU has a single sequence",
             "Over NVLink it is 18,875.4, beyond the batch too",
             "more than 1,999 tokens a step (B·s/N); over NVLink, 222.",
@@ -734,6 +738,11 @@ mod tests {
         assert_eq!(x, 3.0);
         assert!((10f64.powf(y) - 1130.78 / 8.0).abs() < 0.01, "{y}");
 
+        let nvlink = crossover(&(Scenario::default(), Link::NvLink, 8));
+        assert!(nvlink.words.contains(
+            "C₁ = 1,130.784 s, and sending one gradient once over NVLink takes T = 29.95556 ms"
+        ));
+
         let fast = Scenario {
             tflops_override: Some(600.0),
             ..Scenario::default()
@@ -742,6 +751,8 @@ mod tests {
         assert!(fast.words.contains(
             "Over the network that is N = 525.3: from 526 GPUs on, each GPU spends more of a step waiting for the all-reduce than computing."
         ));
+        // Four figures: 1 + 282.7/(2 × 0.2696) = 525.30.
+        assert!(fast.words.contains("C₁ = 282.7 s, and sending"));
         let (x, label) = fast.chart.rule.unwrap();
         assert!((x - 525.29f64.log2()).abs() < 0.001, "{x}");
         assert_eq!(label, "network all-reduce overtakes compute");

@@ -331,14 +331,14 @@ fn crossover_words(
     let heads = f64::from(arch.heads);
     let within = |link: Link| crossover::rounded(meeting(link), heads).1;
     let (first, _) = crossover::rounded(meeting(link), heads);
+    // Split two ways, the four all-reduces take 2(2 − 1)/2 × A = A.
+    let (whole, four) = crossover::operands(at(1, link).compute, at(2, link).comm);
     format!(
         "For one {seq}-token sequence a layer is C₁ = {whole} of compute on one GPU, and sending its four \
          hidden states once over {link_phrase} takes A = {four}. Split t ways, the compute falls as C₁/t while \
          the four all-reduces grow as 2(t − 1)/t × A: they meet at t = 1 + C₁/(2A). Over {link_phrase} that \
          is t = {here}{verdict} Over {other_phrase} it is {there}{other_verdict}.",
         seq = group_thousands(f64::from(arch.seq)),
-        whole = at(1, link).compute,
-        four = at(2, link).comm,
         link_phrase = link.phrase(),
         here = crossover::exact(meeting(link)),
         verdict = if within(link) {
@@ -539,10 +539,13 @@ mod tests {
         // / 1.5e14 = 33.16 ms of compute on one GPU against 4 × 4,096² × 2 B
         // = 134 MB, 0.298 ms over 450 GB/s and 2.68 ms over 50 GB/s; they
         // meet at t = 1 + 33.16/0.597 = 56.6 and 1 + 33.16/5.37 = 7.18, so
-        // from t = 8 on over the network; 32 heads split.
+        // from t = 8 on over the network; 32 heads split. The words write C₁
+        // and A to the fewest figures that give the same tenth: over NVLink,
+        // three give 1 + 33.2/(2 × 0.298) = 56.7, four 1 + 33.16/(2 × 0.2983)
+        // = 56.58; over the network three do, 1 + 33.2/(2 × 2.68) = 7.19.
         let nvlink = crossover(&(Scenario::default(), Link::NvLink, 4));
         for part in [
-            "a layer is C₁ = 33 ms of compute on one GPU, and sending its four hidden states once over NVLink takes A = 0.30 ms",
+            "a layer is C₁ = 33.16 ms of compute on one GPU, and sending its four hidden states once over NVLink takes A = 0.2983 ms",
             "Over NVLink that is t = 56.6, more ways than the 32 attention heads of a layer split",
             "Over the network it is 7.2.",
         ] {
@@ -555,6 +558,9 @@ mod tests {
         assert_eq!(x, 2.0);
         assert!((10f64.powf(y) - 0.03316 / 4.0).abs() < 1e-5, "{y}");
         let network = crossover(&(Scenario::default(), Link::Network, 4));
+        assert!(network
+            .words
+            .contains("C₁ = 33.2 ms of compute on one GPU, and sending its four hidden states once over the network takes A = 2.68 ms"));
         assert!(network.words.contains(
             "Over the network that is t = 7.2: from t = 8 on, each GPU waits on the all-reduces longer than it computes. Over NVLink it is 56.6, beyond the heads."
         ));

@@ -74,6 +74,9 @@ test('dp: the crossover chart says where more GPUs stop paying; the GPUs move it
   // On one GPU the batch is 6 × 6.74e9 × 1,024 × 4,096 / 1.5e14 = 1,130.78 s, and a 13.48 GB
   // gradient takes 0.2696 s over 50 GB/s, 0.029956 s over 450 GB/s: the all-reduce reaches the
   // compute at N = 1 + 1,130.78/0.5392 = 2,098.2 and 1 + 1,130.78/0.059911 = 18,875.4.
+  // C₁ and T are written to as many figures as 1 + C₁/(2T) needs to give that tenth from them:
+  // 1 + 1,131/(2 × 0.2696) = 2,098.6 at four figures, 1 + 1,130.8/(2 × 0.2696) = 2,098.2 at five.
+  assert.match(await words.textContent(), /On one GPU the whole batch takes C₁ = 1,130\.8 s, and sending one gradient once over the network takes T = 0\.2696 s\./);
   assert.match(await words.textContent(), /Over the network that is N = 2,098\.2, beyond N = 1,024, where each GPU has a single sequence/);
   assert.equal(await canvas.getAttribute('aria-label'), "Chart: A step's compute and all-reduce, against GPUs, on log scales, described in the paragraph below");
   // Pixels drawn on the canvas, and a fingerprint of them.
@@ -103,7 +106,7 @@ test('dp: the crossover chart says where more GPUs stop paying; the GPUs move it
   const beforeLink = moved;
   await page.locator('label.control__segment', { hasText: /^NVLink$/ }).click();
   await urlMatching(page, /\?fig=dp&gpus=9&link=nvlink$/);
-  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 30 ms\. .* Over NVLink that is N = 18,875\.4, .* Over the network it is 2,098\.2, beyond the batch too\./);
+  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 29\.95556 ms\. .* Over NVLink that is N = 18,875\.4, .* Over the network it is 2,098\.2, beyond the batch too\./);
   let after = beforeLink;
   for (let tries = 0; after === beforeLink && tries < 30; tries += 1) {
     await page.waitForTimeout(100);
@@ -127,6 +130,8 @@ test('tp: the crossover says where splitting a layer stops paying, for the link 
   assert.equal(await words.textContent(), before, 't moves along the curves: the words stay');
   await page.locator('label.control__segment', { hasText: /^Network$/ }).click();
   await urlMatching(page, /\?fig=tp&tp=2&link=network$/);
+  // A student works 1 + 33.2/(2 × 2.68) = 7.19 from the written numbers: 7.2, as stated.
+  assert.match(await words.textContent(), /a layer is C₁ = 33\.2 ms of compute on one GPU, and sending its four hidden states once over the network takes A = 2\.68 ms\./);
   assert.match(await words.textContent(), /Over the network that is t = 7\.2: from t = 8 on, each GPU waits on the all-reduces longer than it computes\. Over NVLink it is 56\.6, beyond the heads\./);
   assert.deepEqual(errors, []);
   await close();
