@@ -392,8 +392,10 @@ impl Params for DpParams {
             |p| f64::from(p.gpus),
             |p, v| p.gpus = v as u32,
         )
-        .slider(1.0, |_| GPUS.max, 1.0, whole)
-        .help("Data-parallel GPUs, each with a full copy of the model."),
+        .slider(1.0, |p| GPUS.max.min(p.scenario.batch.max(1.0)), 1.0, whole)
+        // A GPU with no sequence of the batch would only wait: at most one a sequence.
+        .limited_by(|p| p.scenario.batch.max(1.0))
+        .help("Data-parallel GPUs, each with a full copy of the model: at most one a sequence of the batch."),
         Param::<Self>::choice(
             "link",
             "All-reduce over",
@@ -756,6 +758,33 @@ mod tests {
         let (x, label) = fast.chart.rule.unwrap();
         assert!((x - 525.29f64.log2()).abs() < 0.001, "{x}");
         assert_eq!(label, "network all-reduce overtakes compute");
+    }
+
+    /// A batch of 3 sequences feeds at most 3 GPUs: the default 8 comes down
+    /// to 3 with a notice, as does a `gpus` above 3; 2 stands (a newcomer
+    /// met 8 GPUs with 0.375 sequences each, and a step that counted them).
+    #[test]
+    fn no_more_gpus_than_sequences() {
+        use crate::figures::figure::Params;
+        use crate::model::query::Query;
+        let read = |search: &str| {
+            let mut notices = Vec::new();
+            let params = DpParams::from_query(&Query::parse(search), &mut notices);
+            (params.gpus, notices)
+        };
+        let (gpus, notices) = read("batch=3");
+        assert_eq!(gpus, 3);
+        assert_eq!(notices.len(), 1);
+        assert_eq!(notices[0].key, "gpus");
+        assert!(notices[0].message.contains("gpus: the default, 8, is above the largest value the other settings allow, so 3 is used."));
+        let (gpus, notices) = read("batch=3&gpus=8");
+        assert_eq!((gpus, notices[0].key.as_str()), (3, "gpus"));
+        assert!(notices[0]
+            .message
+            .contains("above the largest allowed value, 3"));
+        let (gpus, notices) = read("batch=3&gpus=2");
+        assert_eq!((gpus, notices.len()), (2, 0));
+        assert_eq!(read("").0, 8);
     }
 
     /// One sequence is one sequence (a newcomer read "1 sequences"); Llama 2

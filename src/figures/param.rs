@@ -308,6 +308,21 @@ pub fn read<P>(table: &[Param<P>], mut params: P, query: &Query, notices: &mut V
                 let spec = Param::range(spec, limit, &params);
                 if let Some(value) = spec.read_optional(query, get(&params), notices) {
                     set(&mut params, value);
+                } else if get(&params) > spec.max {
+                    // A default past what the link's other values allow
+                    // (8 GPUs for a batch of 3 sequences) is brought down,
+                    // and the reader told.
+                    notices.push(Notice {
+                        key: spec.key.to_string(),
+                        message: format!(
+                            "{}: the default, {}, is above the largest value the other settings allow, so {} is \
+                             used.",
+                            spec.key,
+                            spec.show(get(&params)),
+                            spec.show(spec.max)
+                        ),
+                    });
+                    set(&mut params, spec.max);
                 }
             }
             Value::Choice { options, set, .. } => {

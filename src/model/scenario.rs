@@ -89,7 +89,7 @@ pub const SHARED_KEYS: [(&str, &str); 11] = [
         "the attention kernel: `flash` (scores never stored) or `standard` (scores stored); default as the model was trained (Llama `flash`, GPT-3 `standard`)",
     ),
     ("tokens", "training tokens, 1B to 1,000T (default 2T)"),
-    ("batch", "global batch, in sequences (default 1,024)"),
+    ("batch", "global batch, in sequences (default 1,024); `dp` runs at most one GPU a sequence"),
     (
         "bytes",
         "the training state's bytes a parameter: `16` (default), `18` or `20`",

@@ -363,6 +363,20 @@ test('steps: ?step= opens at a figure, the pager moves between steps, changes na
   await close();
 });
 
+test('dp: a batch of fewer sequences than GPUs brings N down to one GPU a sequence, and says so', async () => {
+  const { page, errors, close } = await embed('fig=dp&batch=3');
+  // The default of 8 GPUs would leave five with nothing: 3 sequences feed 3 GPUs, 1 each.
+  assert.equal(await page.locator('[data-notice="gpus"]').textContent(), 'gpus: the default, 8, is above the largest value the other settings allow, so 3 is used.');
+  const slider = page.locator('input[data-param="gpus"]');
+  assert.deepEqual([await slider.inputValue(), await slider.getAttribute('max')], ['3', '3']);
+  expectTexts(assert, await readouts(page), { 'sequences-per-gpu': '1' });
+  assert.equal(await page.locator('.fig-dp__gpu').count(), 3);
+  await press(page, 'input[data-param="gpus"]', 'ArrowRight');
+  assert.equal(await slider.inputValue(), '3', 'no fourth GPU');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('bad values in every figure fall back with a notice', async () => {
   for (const [query, key] of [['fig=dp&gpus=0', 'gpus'], ['fig=zero&stage=9', 'stage'], ['fig=tp&tp=3', 'tp'],
     ['fig=pp&micro=banana', 'micro'], ['fig=3d&preset=nope', 'preset'], ['fig=pp&schedule=%3Cb%3E', 'schedule'],
