@@ -205,8 +205,12 @@ fn the_substituted_values_compute_to_the_result() {
             let parsed = Query::parse(query);
             let readouts = (figure.native.readouts)(&parsed, &mut Vec::new());
             for equation in (figure.native.equations)(&parsed, &mut Vec::new()) {
-                let Some(Piece::Value(_, id)) = equation.rows.last().and_then(|row| row.first())
-                else {
+                // A result may follow "≈": a readout rounder than the row above it.
+                let last = equation.rows.last().map(|row| match row.first() {
+                    Some(Piece::Op("≈")) => &row[1..],
+                    _ => &row[..],
+                });
+                let Some(Piece::Value(_, id)) = last.and_then(|row| row.first()) else {
                     continue;
                 };
                 let Some(row) = equation

@@ -255,7 +255,11 @@ fn equations(
                     vec![Piece::Op("×"), Piece::Sci(scenario.tokens)],
                 ]
                 .concat(),
-                equations::result(compute),
+                // To three figures, as the time's equation below takes it,
+                // then as the readout rounds it (the seed's 8.1e22 FLOP):
+                // a reader met 8.09 × 10²² there and 8.1e22 here.
+                vec![Piece::Sci(compute.value), Piece::Unit("FLOP")],
+                [vec![Piece::Op("≈")], equations::result(compute)].concat(),
             ],
         },
         Equation {
@@ -375,6 +379,27 @@ mod tests {
     use super::*;
     use crate::model::presets::gpu_preset;
     use crate::model::query::Query;
+
+    /// C = 6 × 6.74e9 × 2e12 = 8.088e22 FLOP: the compute equation shows it
+    /// to three figures, 8.09 × 10²², the value the time's equation divides,
+    /// and then "≈" the seed's 8.1e22 FLOP.
+    #[test]
+    fn the_compute_is_one_number_in_both_equations() {
+        let d = data(&WhyParams::default());
+        let compute = &d.equations[1].rows;
+        assert_eq!(compute[2], [Piece::Sci(8.088e22), Piece::Unit("FLOP")]);
+        assert_eq!(
+            compute[3],
+            [
+                Piece::Op("≈"),
+                Piece::Value("8.1e22 FLOP".to_string(), "compute")
+            ]
+        );
+        let Piece::Frac(numerator, _) = &d.equations[2].rows[1][0] else {
+            panic!("the time is a fraction");
+        };
+        assert_eq!(numerator[0], Piece::Sci(8.088e22));
+    }
 
     /// 50B tokens instead of 2T: 40 times less compute and time (6ND is
     /// linear in D), the same memory. 6 × 6.74e9 × 50e9 = 2.02e21 FLOP; at
