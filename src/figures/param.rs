@@ -538,6 +538,8 @@ pub enum ErasedKind {
     },
     TextBox {
         text: Signal<String>,
+        /// Whether a value is in range, with the reason when not, said as the reader types.
+        check: Callback<f64, Result<(), String>>,
         on_change: Callback<f64, Result<(), String>>,
         beside: bool,
     },
@@ -591,10 +593,13 @@ fn erase_one<P: Params>(param: &'static Param<P>, params: Cells<P>) -> ErasedKin
             control,
         ) => {
             let value = Signal::derive(move || params.with(get));
-            let accept = Callback::new(move |v: f64| -> Result<(), String> {
-                let checked = params
+            let check = Callback::new(move |v: f64| {
+                params
                     .with_untracked(|p| Param::range(spec, limit, p))
-                    .check(v);
+                    .check(v)
+            });
+            let accept = Callback::new(move |v: f64| -> Result<(), String> {
+                let checked = check.run(v);
                 if checked.is_ok() {
                     params.update(|p| set(p, v));
                 }
@@ -617,7 +622,7 @@ fn erase_one<P: Params>(param: &'static Param<P>, params: Cells<P>) -> ErasedKin
                     beside: matches!(control, Control::TextBox { beside: true }),
                 },
             };
-            number_control(spec, value, accept, shape)
+            number_control(spec, value, check, accept, shape)
         }
         (Value::Choice { options, get, set }, control) => {
             let selected = Signal::derive(move || params.with(get).to_string());
@@ -657,10 +662,12 @@ enum ChoiceShape {
     Toggle,
 }
 
-/// A number's control: `accept` checks a value against the key's range and sets it.
+/// A number's control: `check` checks a value against the key's range,
+/// `accept` checks it and sets it.
 fn number_control(
     spec: NumberSpec,
     value: Signal<f64>,
+    check: Callback<f64, Result<(), String>>,
     accept: Callback<f64, Result<(), String>>,
     shape: NumberShape,
 ) -> ErasedKind {
@@ -682,6 +689,7 @@ fn number_control(
         NumberShape::LogSlider { text, ticks } => log_slider(spec, value, text, accept, ticks),
         NumberShape::TextBox { beside } => ErasedKind::TextBox {
             text: Signal::derive(move || spec.box_text(value.get())),
+            check,
             on_change: accept,
             beside,
         },
@@ -761,8 +769,8 @@ fn build(label: &'static str, param: &'static str, kind: ErasedKind) -> AnyView 
         ErasedKind::Slider { min, max, step, value, text, on_input, ticks } => {
             view! { <Slider label=label param=param min=min max=max step=step value=value text=text on_input=on_input ticks=ticks/> }.into_any()
         }
-        ErasedKind::TextBox { text, on_change, beside } => {
-            view! { <NumberInput label=label param=param text=text on_change=on_change beside=beside/> }.into_any()
+        ErasedKind::TextBox { text, check, on_change, beside } => {
+            view! { <NumberInput label=label param=param text=text check=check on_change=on_change beside=beside/> }.into_any()
         }
         ErasedKind::Toggle { options, selected, on_change } => {
             view! { <Toggle label=label param=param options=options selected=selected on_change=on_change/> }.into_any()

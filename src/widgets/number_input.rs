@@ -1,5 +1,6 @@
 //! A labelled text box for a number written the way people write them
-//! (`70B`, `2e12`, `4096`), checked when the reader commits it.
+//! (`70B`, `2e12`, `4096`), checked when the reader commits it; a value
+//! out of range is said so while it is typed.
 
 use leptos::prelude::*;
 
@@ -15,6 +16,11 @@ pub fn NumberInput(
     /// The value as shown when the reader is not typing.
     #[prop(into)]
     text: Signal<String>,
+    /// Whether a parsed value would be taken, with the reason when not:
+    /// asked at each keystroke, so "2000" for a rank of at most 1,023 is
+    /// flagged before Enter. Text that does not parse yet ("7e") waits for
+    /// the commit: it may be half a number.
+    check: Callback<f64, Result<(), String>>,
     /// Takes a parsed value (in the parameter's base unit): `Ok` when it
     /// was used, `Err` with the reason, in a sentence, when not.
     on_change: Callback<f64, Result<(), String>>,
@@ -49,6 +55,11 @@ pub fn NumberInput(
                 aria-describedby=error_id.clone()
                 aria-invalid=move || error.with(|e| e.is_some()).to_string()
                 prop:value=move || text.get()
+                on:input=move |event| {
+                    if let Ok(value) = parse_number(&event_target_value(&event)) {
+                        error.set(check.run(value).err());
+                    }
+                }
                 on:change=move |event| {
                     let raw = event_target_value(&event);
                     let quoted: String = raw.chars().take(24).collect();

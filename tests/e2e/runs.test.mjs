@@ -168,6 +168,28 @@ test('the schedule appears with a pipeline, and its labels and the chunks box ch
   await close();
 });
 
+test('3d: a rank typed past the last GPU is flagged as it is typed, and taken once in range', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&tp=8&pp=4&dp=8`);
+  await ready(page);
+  // 8 × 4 × 8 = 256 GPUs: ranks 0 to 255.
+  const box = page.locator('input[data-param="rank"]');
+  const error = page.locator(`[id="${await box.getAttribute('aria-describedby')}"]`);
+  await box.fill('');
+  await box.pressSequentially('2000');
+  assert.equal(await error.textContent(), 'That is above the largest allowed value, 255.');
+  assert.equal(await box.getAttribute('aria-invalid'), 'true');
+  assert.equal((await readouts(page))['rank-tp'].value, 0, 'nothing taken while typing');
+  await box.press('Backspace');
+  assert.equal(await error.textContent(), '', '200 is in range');
+  await box.press('Enter');
+  await urlMatching(page, /rank=200/);
+  // 200 = 0 + 8 × (1 + 8 × 3): tensor 0, data 1, pipeline 3.
+  const found = await readouts(page);
+  assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [0, 1, 3]);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click selects its group', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&tp=8&pp=4&dp=8&rank=13`);
   await ready(page);
