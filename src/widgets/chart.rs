@@ -232,15 +232,17 @@ pub fn draw_line_chart<DB: DrawingBackend>(
     if let Some((_, label)) = chart.rule {
         entries.push((label, palette.text, LegendMark::Dashed));
     }
-    // Under the plot, lined up with its left edge and no wider.
+    // Under the plot, lined up with its left edge and no wider; from the
+    // canvas's margin when an entry is wider than that (a phone's 294 px
+    // left 230 for "network all-reduce overtakes compute").
     let (width, height) = area.dim_in_pixel();
-    let legend_left = margin + y_label_area;
     let legend = Legend::lay_out(
         area,
         palette,
         scale,
         entries,
-        width as i32 - legend_left - right,
+        (margin + y_label_area, margin),
+        width as i32 - right,
     )?;
     let (plot_area, legend_area) = area.split_vertically((height as i32 - legend.height).max(0));
     // A title wider than the canvas (a phone's) is set smaller, down to 10 px.
@@ -311,7 +313,7 @@ pub fn draw_line_chart<DB: DrawingBackend>(
         )))?;
     }
     legend.draw(
-        &legend_area.margin(0, 0, legend_left, right),
+        &legend_area.margin(0, 0, legend.left, right),
         palette,
         scale,
     )
@@ -338,6 +340,8 @@ struct Legend<'a> {
     line: i32,
     /// The height it takes under the chart, its bottom margin included, in pixels.
     height: i32,
+    /// Its left edge, in pixels from the canvas's.
+    left: i32,
 }
 
 impl<'a> Legend<'a> {
@@ -351,14 +355,16 @@ impl<'a> Legend<'a> {
         (Palette::px(scale, 16.0), Palette::px(scale, 6.0))
     }
 
-    /// Lays `entries` out in rows no wider than `room` pixels, measuring
-    /// their labels on `area`.
+    /// Lays `entries` out in rows from the first of `lefts` that leaves
+    /// room for the widest, else from the second, up to `right` (pixels
+    /// from the canvas's left edge), measuring their labels on `area`.
     fn lay_out<DB: DrawingBackend>(
         area: &DrawingArea<DB, plotters::coord::Shift>,
         palette: &Palette,
         scale: f64,
         entries: Vec<(&'a str, RGBColor, LegendMark)>,
-        room: i32,
+        lefts: (i32, i32),
+        right: i32,
     ) -> Result<Self, DrawingAreaErrorKind<DB::ErrorType>> {
         let font = Self::font(palette, scale);
         let (mark, gap) = Self::mark(scale);
@@ -369,13 +375,20 @@ impl<'a> Legend<'a> {
             line = line.max(height as i32);
         }
         let line = line + Palette::px(scale, 4.0);
-        let places = flow(&widths, room, Palette::px(scale, 16.0));
+        let widest = widths.iter().copied().max().unwrap_or(0);
+        let left = if widest <= right - lefts.0 {
+            lefts.0
+        } else {
+            lefts.1
+        };
+        let places = flow(&widths, right - left, Palette::px(scale, 16.0));
         let rows = places.last().map_or(0, |&(row, _)| row as i32 + 1);
         Ok(Self {
             entries,
             places,
             line,
             height: rows * line + Palette::px(scale, 8.0),
+            left,
         })
     }
 
@@ -915,6 +928,30 @@ mod tests {
                     "{width} px: {label} centred at {x}"
                 );
             }
+        }
+    }
+
+    /// A legend entry wider than the room under the plot starts at the
+    /// canvas's margin instead, and ends inside the canvas: at a phone's
+    /// 294 px the rule's "network all-reduce overtakes compute" ran off it.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_long_legend_entry_fits() {
+        use plotters::backend::SVGBackend;
+        let label = "network all-reduce overtakes compute";
+        for width in [260, 294, 360, 1440] {
+            let mut chart = bubble_like((0.0, 1.0), AxisLabel::Percent);
+            chart.rule = Some((3.0, label));
+            let all = texts(&chart, width, 280);
+            let (x, ..) = all.iter().find(|(.., text)| text == label).unwrap();
+            let mut probe = String::new();
+            let area = SVGBackend::with_string(&mut probe, (width, 280)).into_drawing_area();
+            let font = Legend::font(&Palette::default(), 1.0);
+            let (text_width, _) = area.estimate_text_size(label, &font).unwrap();
+            assert!(
+                *x + text_width as i32 <= width as i32,
+                "{width} px: {label} from {x}, {text_width} px wide"
+            );
         }
     }
 
