@@ -408,7 +408,12 @@ impl Shown {
     fn fill(&mut self, layout: &Layout) {
         for ((leaf, shown), text) in self.leaves.iter_mut().zip(&layout.texts) {
             if shown != text {
-                leaf.set_text_content(Some(text));
+                // The text node's data, where there is one: one node
+                // touched, where setting the element's text replaces it.
+                match leaf.first_child() {
+                    Some(node) => node.set_node_value(Some(text)),
+                    None => leaf.set_text_content(Some(text)),
+                }
                 shown.clone_from(text);
             }
         }
