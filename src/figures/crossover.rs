@@ -121,19 +121,21 @@ pub fn exact(meeting: f64) -> String {
     format!("{}.{}", group_thousands((tenths / 10) as f64), tenths % 10)
 }
 
-/// One GPU's compute C₁ and one message's time T as the words write them,
-/// to as many significant figures (three at least, fifteen, all an `f64`
-/// holds, at most) as it takes for
-/// 1 + C₁/(2T), worked from the written values, to give the meeting point
-/// [`exact`] writes: at two figures, 33 ms and 2.7 ms gave a student
-/// t = 7.1 where the words said 7.2.
+/// One GPU's compute C₁ and one message's time T as the words write them:
+/// in one unit, C₁'s, so that a reader divides them as they stand, and to
+/// as many significant figures (three at least, fifteen, all an `f64`
+/// holds, at most) as it takes for 1 + C₁/(2T), worked from the written
+/// values, to give the meeting point [`exact`] writes. At two figures,
+/// 33 ms and 2.7 ms gave a student t = 7.1 where the words said 7.2; with
+/// C₁ in s and T in ms, a reader's 1,130.784/(2 × 29.95556) was 19.9.
 pub fn operands(compute: Seconds, message: Seconds) -> (String, String) {
     let meeting = |c: f64, t: f64| exact(1.0 + c / (2.0 * t));
     let wanted = meeting(compute.value(), message.value());
+    let unit = unit_of(compute.value());
     let mut written = (String::new(), String::new());
     for figures in 3..=15 {
-        let (c, c_text) = written_time(compute.value(), figures);
-        let (t, t_text) = written_time(message.value(), figures);
+        let (c, c_text) = written_time(compute.value(), figures, unit);
+        let (t, t_text) = written_time(message.value(), figures, unit);
         written = (c_text, t_text);
         if meeting(c, t) == wanted {
             break;
@@ -142,18 +144,22 @@ pub fn operands(compute: Seconds, message: Seconds) -> (String, String) {
     written
 }
 
-/// A time to `figures` significant figures in seconds, or in ms or µs below
-/// a tenth of a second (powers of ten apart, so a reader converts by
-/// moving the point), trailing zeros dropped and thousands grouped: the
-/// value as written, in seconds, and its text (`1,130.8 s`, `0.2983 ms`).
-fn written_time(seconds: f64, figures: i32) -> (f64, String) {
-    let (scale, unit) = if seconds >= 0.1 {
+/// The unit a time reads best in: seconds, or ms or µs below a tenth of a
+/// second, as (units a second, name).
+fn unit_of(seconds: f64) -> (f64, &'static str) {
+    if seconds >= 0.1 {
         (1.0, "s")
     } else if seconds >= 1e-4 {
         (1e3, "ms")
     } else {
         (1e6, "µs")
-    };
+    }
+}
+
+/// A time in `unit` to `figures` significant figures, trailing zeros
+/// dropped and thousands grouped: the value as written, in seconds, and its
+/// text (`1,130.8 s`, `0.2983 ms`).
+fn written_time(seconds: f64, figures: i32, (scale, unit): (f64, &str)) -> (f64, String) {
     let digits = trimmed(seconds * scale, figures);
     let value = digits.parse::<f64>().map_or(seconds, |v| v / scale);
     let text = match digits.split_once('.') {

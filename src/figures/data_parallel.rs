@@ -133,9 +133,13 @@ pub fn data(params: &DpParams) -> DpData {
     };
     let work = if n == 1 {
         format!(
-            "With one GPU it computes all {batch} sequences of a step, {compute} of work, and has no gradient to \
+            "With one GPU it computes {all} of a step, {compute} of work, and has no gradient to \
              all-reduce. It holds the full {total} of training state, which {verdict} its {capacity}.",
-            batch = group_thousands(batch),
+            all = if batch == 1.0 {
+                "the one sequence".to_string()
+            } else {
+                format!("all {} sequences", group_thousands(batch))
+            },
             compute = step.compute,
             verdict = if over { "is more than" } else { "fits in" },
             capacity = gpu.memory.capacity_in_gb(),
@@ -394,7 +398,7 @@ impl Params for DpParams {
         )
         .slider(1.0, |p| GPUS.max.min(p.scenario.batch.max(1.0)), 1.0, whole)
         // A GPU with no sequence of the batch would only wait: at most one a sequence.
-        .limited_by(|p| p.scenario.batch.max(1.0))
+        .limited_by(|p| p.scenario.batch.max(1.0), "set by the batch, one GPU a sequence")
         .help("Data-parallel GPUs, each with a full copy of the model: at most one a sequence of the batch."),
         Param::<Self>::choice(
             "link",
@@ -705,8 +709,8 @@ mod tests {
     /// from 526 GPUs on. The words write C₁ and T to the fewest figures (three
     /// at least) that give the same tenth: 1 + 1,131/(2 × 0.2696) = 2,098.6 at
     /// four, 1 + 1,130.8/(2 × 0.2696) = 2,098.2 at five; over NVLink it takes
-    /// seven, 1,130.784 s and 29.95556 ms (at six, 1 + 1,130.78/(2 ×
-    /// 0.0299556) = 18,875.3).
+    /// seven, 1,130.784 s and 0.02995556 s, both in C₁'s unit (at six,
+    /// 1 + 1,130.78/(2 × 0.0299556) = 18,875.3).
     #[test]
     fn the_all_reduce_outlasts_the_compute_where_the_model_says() {
         let network = crossover(&(Scenario::default(), Link::Network, 8));
@@ -742,7 +746,7 @@ mod tests {
 
         let nvlink = crossover(&(Scenario::default(), Link::NvLink, 8));
         assert!(nvlink.words.contains(
-            "C₁ = 1,130.784 s, and sending one gradient once over NVLink takes T = 29.95556 ms"
+            "C₁ = 1,130.784 s, and sending one gradient once over NVLink takes T = 0.02995556 s"
         ));
 
         let fast = Scenario {
@@ -776,27 +780,33 @@ mod tests {
         assert_eq!(gpus, 3);
         assert_eq!(notices.len(), 1);
         assert_eq!(notices[0].key, "gpus");
-        assert!(notices[0].message.contains("gpus: the default, 8, is above the largest value the other settings allow, so 3 is used."));
+        assert!(notices[0].message.contains("gpus: the default, 8, is above the largest allowed value, 3 (set by the batch, one GPU a sequence), so 3 is used."));
         let (gpus, notices) = read("batch=3&gpus=8");
         assert_eq!((gpus, notices[0].key.as_str()), (3, "gpus"));
-        assert!(notices[0]
-            .message
-            .contains("above the largest allowed value, 3"));
+        assert!(notices[0].message.contains(
+            "above the largest allowed value, 3 (set by the batch, one GPU a sequence), so 3"
+        ));
         let (gpus, notices) = read("batch=3&gpus=2");
         assert_eq!((gpus, notices.len()), (2, 0));
         assert_eq!(read("").0, 8);
     }
 
-    /// One sequence is one sequence (a newcomer read "1 sequences"); Llama 2
-    /// 7B's sequences are 4,096 tokens, and one cannot split over 8 GPUs.
+    /// One sequence is one sequence (newcomers read "1 sequences" and "all
+    /// 1 sequences"); Llama 2 7B's sequences are 4,096 tokens, and one
+    /// feeds one GPU.
     #[test]
     fn the_batch_caption_counts_in_words() {
         let mut one = DpParams::default();
         one.scenario.batch = 1.0;
+        one.gpus = 1;
+        let d = data(&one);
         assert_eq!(
-            data(&one).batch_caption,
-            "Global batch: 1 sequence of 4,096 tokens, split as evenly as whole sequences allow"
+            d.batch_caption,
+            "Global batch: 1 sequence of 4,096 tokens, split evenly"
         );
+        assert!(d
+            .summary
+            .starts_with("With one GPU it computes the one sequence of a step"));
         assert_eq!(
             data(&DpParams::default()).batch_caption,
             "Global batch: 1,024 sequences of 4,096 tokens, split evenly"

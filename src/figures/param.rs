@@ -20,15 +20,19 @@ pub type Opt = (&'static str, &'static str);
 /// Where each preset's numbers come from: (id, source).
 pub type Sources = fn() -> Vec<(&'static str, &'static str)>;
 
+/// A top that depends on the other parameters, and what sets it.
+pub type Limit<P> = (fn(&P) -> f64, &'static str);
+
 /// How a parameter's value is kept.
 pub enum Value<P: 'static> {
     /// A number read with `spec`'s range; `limit` lowers its top from the
-    /// parameters read so far (the lab's interval is at most its layers).
+    /// parameters read so far (the lab's interval is at most its layers),
+    /// with what lowered it, said when a value is refused.
     Number {
         spec: NumberSpec,
         get: fn(&P) -> f64,
         set: fn(&mut P, f64),
-        limit: Option<fn(&P) -> f64>,
+        limit: Option<Limit<P>>,
     },
     /// One of a fixed set of ids.
     Choice {
@@ -229,13 +233,13 @@ impl<P> Param<P> {
         self
     }
 
-    pub const fn limited_by(mut self, limit: fn(&P) -> f64) -> Self {
+    pub const fn limited_by(mut self, limit: fn(&P) -> f64, why: &'static str) -> Self {
         if let Value::Number { spec, get, set, .. } = self.value {
             self.value = Value::Number {
                 spec,
                 get,
                 set,
-                limit: Some(limit),
+                limit: Some((limit, why)),
             };
         }
         self
@@ -258,13 +262,14 @@ impl<P> Param<P> {
     }
 
     /// The number's range for these parameters (its limit applied).
-    fn range(spec: NumberSpec, limit: Option<fn(&P) -> f64>, params: &P) -> NumberSpec {
+    fn range(spec: NumberSpec, limit: Option<Limit<P>>, params: &P) -> NumberSpec {
         match limit {
-            Some(limit) => NumberSpec {
-                max: spec.max.min(limit(params)),
+            Some((limit, why)) if limit(params) < spec.max => NumberSpec {
+                max: limit(params),
+                lowered_by: Some(why),
                 ..spec
             },
-            None => spec,
+            _ => spec,
         }
     }
 }
@@ -308,21 +313,23 @@ pub fn read<P>(table: &[Param<P>], mut params: P, query: &Query, notices: &mut V
                 let spec = Param::range(spec, limit, &params);
                 if let Some(value) = spec.read_optional(query, get(&params), notices) {
                     set(&mut params, value);
-                } else if get(&params) > spec.max {
+                } else if let Some(Err((used, reason))) =
+                    (get(&params) > spec.max).then(|| spec.validate(get(&params)))
+                {
                     // A default past what the link's other values allow
                     // (8 GPUs for a batch of 3 sequences) is brought down,
-                    // and the reader told.
+                    // and the reader told why; only a top is checked (the
+                    // planner's `step-mfu` is 0 while unset, below its range).
                     notices.push(Notice {
                         key: spec.key.to_string(),
                         message: format!(
-                            "{}: the default, {}, is above the largest value the other settings allow, so {} is \
-                             used.",
+                            "{}: the default, {}, {reason}, so {} is used.",
                             spec.key,
                             spec.show(get(&params)),
-                            spec.show(spec.max)
+                            spec.show(used)
                         ),
                     });
-                    set(&mut params, spec.max);
+                    set(&mut params, used);
                 }
             }
             Value::Choice { options, set, .. } => {

@@ -20,7 +20,7 @@ use crate::model::pipeline::{
     bubble, gpipe_enough_micro_batches, layers_per_stage, runnable_micro_batches, Schedule,
 };
 use crate::model::scenario::Scenario;
-use crate::model::units::{counted, group_thousands, Fraction};
+use crate::model::units::{counted, group_thousands, Bytes, Fraction};
 use crate::widgets::{Equation, ReadoutData, Unit};
 
 pub const FIGURE: Figure = Figure::of::<PpParams>(
@@ -96,7 +96,12 @@ pub fn data(params: &PpParams) -> PpData {
         p,
     )
     .total();
-    let boundary = hidden_state(&arch, f64::from(arch.seq));
+    // One stage has no boundary to pass activations across.
+    let boundary = if p == 1 {
+        Bytes(0.0)
+    } else {
+        hidden_state(&arch, f64::from(arch.seq))
+    };
     let layers = layers_per_stage(arch.layers, p);
     let interleaved = pipeline.schedule == Schedule::Interleaved;
     let in_flight = simulated.peak_in_flight;
@@ -106,8 +111,12 @@ pub fn data(params: &PpParams) -> PpData {
         (
             "Activations held, in micro-batches of a stage",
             format!(
-                "activations worth {} micro-batches of its layers",
-                units_text(in_flight)
+                "activations worth {} of its layers",
+                if in_flight == 1.0 {
+                    "1 micro-batch".to_string()
+                } else {
+                    format!("{} micro-batches", units_text(in_flight))
+                }
             ),
         )
     } else {
@@ -122,7 +131,7 @@ pub fn data(params: &PpParams) -> PpData {
     let summary = format!(
         "{micro} through {stages} under {schedule} {leave} a bubble of {bubble}: each GPU is busy {busy} of the \
          {total} time units in a step. Each GPU holds {held_layers} layers and {state} of training state, keeps {held} at \
-         once, and passes {boundary} of activations to the next stage per {seq}-token micro-batch.",
+         once, and {passes}.",
         micro = counted(f64::from(m), "micro-batch", "micro-batches"),
         leave = if m == 1 { "leaves" } else { "leave" },
         stages = counted(f64::from(p), "stage", "stages"),
@@ -130,7 +139,14 @@ pub fn data(params: &PpParams) -> PpData {
         bubble = Fraction(bubble),
         busy = units_text(busy),
         total = units_text(total),
-        seq = group_thousands(f64::from(arch.seq)),
+        passes = if p == 1 {
+            "has no next stage to pass activations to".to_string()
+        } else {
+            format!(
+                "passes {boundary} of activations to the next stage per {}-token micro-batch",
+                group_thousands(f64::from(arch.seq))
+            )
+        },
         // 32 layers in 3 stages are 10, 11 and 11 (model::pipeline::stage_layers).
         held_layers = if arch.layers.is_multiple_of(p) {
             layers.to_string()
@@ -323,6 +339,36 @@ mod tests {
         let one = crossover(&(Schedule::GPipe, 1, 1, 4));
         assert_eq!(one.chart.rule, None);
         assert!(one.words.contains("no micro-batch count leaves a bubble"));
+    }
+
+    /// One stage has no next stage: nothing crosses a boundary (a newcomer
+    /// read "passes 34 MB ... to the next stage" at p = 1), and a GPU that
+    /// holds one micro-batch's activations says "1 micro-batch". Four stages
+    /// pass 4,096 × 4,096 × 2 B = 33.6 MB, shown as the spec's 34 MB.
+    #[test]
+    fn one_stage_passes_nothing_on() {
+        let mut params = PpParams::default();
+        params.pipeline.stages = 1;
+        params.pipeline.micro = 3;
+        params.pipeline.chunks = 4;
+        params.pipeline.schedule = Schedule::Interleaved;
+        let d = data(&params);
+        assert_eq!(d.boundary_activations.value, 0.0);
+        assert!(
+            d.summary
+                .contains("activations worth 1 micro-batch of its layers at once"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary
+                .ends_with("and has no next stage to pass activations to."),
+            "{}",
+            d.summary
+        );
+        assert!(data(&PpParams::default())
+            .summary
+            .contains("passes 34 MB of activations to the next stage per 4,096-token micro-batch"));
     }
 
     fn with(micro: u32, schedule: Schedule) -> PpData {

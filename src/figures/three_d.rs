@@ -479,7 +479,7 @@ impl Params for ThreeDParams {
         shared::flop().assumed(),
         Param::<Self>::number("Selected GPU (global rank)", RANK, |p| f64::from(p.rank), |p, v| p.rank = v as u32)
             .text_box()
-            .limited_by(|p| f64::from(p.layout.gpus().saturating_sub(1)))
+            .limited_by(|p| f64::from(p.layout.gpus().saturating_sub(1)), "set by the layout's last GPU")
             .help("A GPU by global rank, in Megatron-LM's order (tensor fastest, then data, then pipeline): its groups are marked."),
     ];
 

@@ -162,6 +162,9 @@ pub struct NumberSpec {
     pub integer: bool,
     /// Large values are shown as `2.00T` rather than `2000000000000`.
     pub suffixed: bool,
+    /// What brought `max` below the key's own top, said with it: "set by
+    /// the batch, one GPU a sequence" (`figures::param`'s limits).
+    pub lowered_by: Option<&'static str>,
 }
 
 impl NumberSpec {
@@ -173,6 +176,7 @@ impl NumberSpec {
             max,
             integer: true,
             suffixed: false,
+            lowered_by: None,
         }
     }
 
@@ -184,6 +188,7 @@ impl NumberSpec {
             max,
             integer: false,
             suffixed: true,
+            lowered_by: None,
         }
     }
 
@@ -235,9 +240,15 @@ impl NumberSpec {
         }
         if value > self.max {
             let used = self.max;
+            let why = self
+                .lowered_by
+                .map_or_else(String::new, |why| format!(" ({why})"));
             return Err((
                 used,
-                format!("is above the largest allowed value, {}", self.show(used)),
+                format!(
+                    "is above the largest allowed value, {}{why}",
+                    self.show(used)
+                ),
             ));
         }
         if self.integer && value.fract() != 0.0 {

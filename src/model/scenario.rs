@@ -26,6 +26,7 @@ pub const BUSY: NumberSpec = NumberSpec {
     max: 1.0,
     integer: false,
     suffixed: false,
+    lowered_by: None,
 };
 /// Global batch in sequences.
 /// Model FLOPs utilisation over whole steps, as runs publish it (PaLM's
@@ -46,6 +47,7 @@ pub const TFLOPS: NumberSpec = NumberSpec {
     max: 1e6,
     integer: false,
     suffixed: false,
+    lowered_by: None,
 };
 
 /// Sequence length in tokens, overriding the model's.

@@ -18,8 +18,9 @@ pub fn NumberInput(
     text: Signal<String>,
     /// Whether a parsed value would be taken, with the reason when not:
     /// asked at each keystroke, so "2000" for a rank of at most 1,023 is
-    /// flagged before Enter. Text that does not parse yet ("7e") waits for
-    /// the commit: it may be half a number.
+    /// flagged before Enter. Text that does not parse yet ("7e") clears the
+    /// complaint until the commit: it may be half a number, and a
+    /// complaint about the "1" of "15 trillion" would no longer be true.
     check: Callback<f64, Result<(), String>>,
     /// Takes a parsed value (in the parameter's base unit): `Ok` when it
     /// was used, `Err` with the reason, in a sentence, when not.
@@ -56,9 +57,8 @@ pub fn NumberInput(
                 aria-invalid=move || error.with(|e| e.is_some()).to_string()
                 prop:value=move || text.get()
                 on:input=move |event| {
-                    if let Ok(value) = parse_number(&event_target_value(&event)) {
-                        error.set(check.run(value).err());
-                    }
+                    let value = parse_number(&event_target_value(&event));
+                    error.set(value.ok().and_then(|value| check.run(value).err()));
                 }
                 on:change=move |event| {
                     let raw = event_target_value(&event);

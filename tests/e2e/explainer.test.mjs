@@ -106,7 +106,7 @@ test('dp: the crossover chart says where more GPUs stop paying; the GPUs move it
   const beforeLink = moved;
   await page.locator('label.control__segment', { hasText: /^NVLink$/ }).click();
   await urlMatching(page, /\?fig=dp&gpus=9&link=nvlink$/);
-  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 29\.95556 ms\. .* Over NVLink that is N = 18,875\.4, .* Over the network it is 2,098\.2, beyond the batch too\./);
+  assert.match(await words.textContent(), /sending one gradient once over NVLink takes T = 0\.02995556 s\. .* Over NVLink that is N = 18,875\.4, .* Over the network it is 2,098\.2, beyond the batch too\./);
   let after = beforeLink;
   for (let tries = 0; after === beforeLink && tries < 30; tries += 1) {
     await page.waitForTimeout(100);
@@ -366,7 +366,7 @@ test('steps: ?step= opens at a figure, the pager moves between steps, changes na
 test('dp: a batch of fewer sequences than GPUs brings N down to one GPU a sequence, and says so', async () => {
   const { page, errors, close } = await embed('fig=dp&batch=3');
   // The default of 8 GPUs would leave five with nothing: 3 sequences feed 3 GPUs, 1 each.
-  assert.equal(await page.locator('[data-notice="gpus"]').textContent(), 'gpus: the default, 8, is above the largest value the other settings allow, so 3 is used.');
+  assert.equal(await page.locator('[data-notice="gpus"]').textContent(), 'gpus: the default, 8, is above the largest allowed value, 3 (set by the batch, one GPU a sequence), so 3 is used.');
   const slider = page.locator('input[data-param="gpus"]');
   assert.deepEqual([await slider.inputValue(), await slider.getAttribute('max')], ['3', '3']);
   expectTexts(assert, await readouts(page), { 'sequences-per-gpu': '1' });

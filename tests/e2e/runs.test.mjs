@@ -176,9 +176,12 @@ test('3d: a rank typed past the last GPU is flagged as it is typed, and taken on
   const error = page.locator(`[id="${await box.getAttribute('aria-describedby')}"]`);
   await box.fill('');
   await box.pressSequentially('2000');
-  assert.equal(await error.textContent(), 'That is above the largest allowed value, 255.');
+  assert.equal(await error.textContent(), 'That is above the largest allowed value, 255 (set by the layout\'s last GPU).');
   assert.equal(await box.getAttribute('aria-invalid'), 'true');
   assert.equal((await readouts(page))['rank-tp'].value, 0, 'nothing taken while typing');
+  await box.pressSequentially('x');
+  assert.equal(await error.textContent(), '', 'half-typed text is not yet judged: the complaint about 2000 goes');
+  await box.press('Backspace');
   await box.press('Backspace');
   assert.equal(await error.textContent(), '', '200 is in range');
   await box.press('Enter');

@@ -466,7 +466,7 @@ impl Params for LabParams {
             |p, v| p.every = if v <= 1.0 { 0 } else { v as u32 },
         )
         .slider(1.0, |p| f64::from(p.layers), 1.0, every_text)
-        .limited_by(|p| f64::from(p.layers))
+        .limited_by(|p| f64::from(p.layers), "set by the network's layers")
         .help("Keep a checkpoint every k layers; 0 or 1 keeps every activation."),
         Param::<Self>::number(
             "Width w",

@@ -80,6 +80,7 @@ pub const RESERVE: NumberSpec = NumberSpec {
     max: 200.0,
     integer: false,
     suffixed: false,
+    lowered_by: None,
 };
 const ON_OFF: &[Opt] = &[("0", "Off"), ("1", "On")];
 /// The module's example: a 70-billion-parameter model.
@@ -268,7 +269,7 @@ impl Params for PlannerParams {
             |p, v| p.reserve = v,
         )
         .text_box()
-        .limited_by(|p| p.scenario.gpu().memory.value() / 1e9)
+        .limited_by(|p| p.scenario.gpu().memory.value() / 1e9, "set by the GPU's memory")
         .help("GB of each GPU the training cannot use: the CUDA context, communication buffers and fragmentation."),
         Param::<Self>::choice(
             "stage",
@@ -295,7 +296,7 @@ impl Params for PlannerParams {
             |p, v| p.pipeline = v as u32,
         )
         .text_box()
-        .limited_by(|p| f64::from(p.scenario.arch().layers))
+        .limited_by(|p| f64::from(p.scenario.arch().layers), "set by the model's layers, one stage a layer")
         .help("Pipeline stages p, 1 to 512 and at most one a layer."),
         Param::<Self>::choice(
             "schedule",
@@ -318,7 +319,7 @@ impl Params for PlannerParams {
             |p, v| p.chunks = v as u32,
         )
         .text_box()
-        .limited_by(|p| f64::from(p.scenario.arch().layers / p.pipeline.max(1)).max(2.0))
+        .limited_by(|p| f64::from(p.scenario.arch().layers / p.pipeline.max(1)).max(2.0), "set by the layers a stage holds")
         .shown_when(|p| p.pipeline > 1 && p.schedule == Schedule::Interleaved)
         .help("Model chunks per GPU under the interleaved schedule."),
         Param::<Self>::number("Context parallel", CONTEXT, |p| f64::from(p.context), |p, v| p.context = v as u32)
@@ -333,14 +334,14 @@ impl Params for PlannerParams {
             _ = p.scenario.set_arch_field("top-k", v)
         })
         .text_box()
-        .limited_by(|p| f64::from(p.scenario.arch().experts))
+        .limited_by(|p| f64::from(p.scenario.arch().experts), "set by the model's experts")
         .shown_when(|p| p.scenario.arch().experts > 1)
         .shared(),
         Param::<Self>::number("Expert parallel", EXPERT_PARALLEL, |p| f64::from(p.experts_parallel), |p, v| {
             p.experts_parallel = v as u32
         })
         .text_box()
-        .limited_by(|p| f64::from(p.scenario.arch().experts))
+        .limited_by(|p| f64::from(p.scenario.arch().experts), "set by the model's experts")
         .shown_when(|p| p.scenario.arch().experts > 1)
         .help("Expert-parallel degree ep: GPUs of the data-parallel group the experts are spread over (1 to the experts)."),
         shared::batch(),
