@@ -786,6 +786,10 @@ mod tests {
         assert!(notices[0].message.contains(
             "above the largest allowed value, 3 (set by the batch, one GPU a sequence), so 3"
         ));
+        // A bad value falls back to the default, which comes down too: the
+        // property test's "gpus=&batch=0" kept 8 GPUs for 1 sequence.
+        let (gpus, notices) = read("gpus=&batch=0");
+        assert_eq!((gpus, notices.len()), (1, 3), "{notices:?}");
         let (gpus, notices) = read("batch=3&gpus=2");
         assert_eq!((gpus, notices.len()), (2, 0));
         assert_eq!(read("").0, 8);

@@ -313,13 +313,15 @@ pub fn read<P>(table: &[Param<P>], mut params: P, query: &Query, notices: &mut V
                 let spec = Param::range(spec, limit, &params);
                 if let Some(value) = spec.read_optional(query, get(&params), notices) {
                     set(&mut params, value);
-                } else if let Some(Err((used, reason))) =
+                }
+                if let Some(Err((used, reason))) =
                     (get(&params) > spec.max).then(|| spec.validate(get(&params)))
                 {
                     // A default past what the link's other values allow
-                    // (8 GPUs for a batch of 3 sequences) is brought down,
-                    // and the reader told why; only a top is checked (the
-                    // planner's `step-mfu` is 0 while unset, below its range).
+                    // (8 GPUs for a batch of 3 sequences), kept or fallen
+                    // back to from a bad value, is brought down, and the
+                    // reader told why; only a top is checked (the planner's
+                    // `step-mfu` is 0 while unset, below its range).
                     notices.push(Notice {
                         key: spec.key.to_string(),
                         message: format!(
