@@ -547,7 +547,7 @@ pub enum ErasedKind {
     },
     TextBox {
         text: Signal<String>,
-        /// Whether a value is in range, with the reason when not, said as the reader types.
+        /// Whether a value typed so far is refused, with the reason, said as the reader types.
         check: Callback<f64, Result<(), String>>,
         on_change: Callback<f64, Result<(), String>>,
         beside: bool,
@@ -698,7 +698,8 @@ fn number_control(
         NumberShape::LogSlider { text, ticks } => log_slider(spec, value, text, accept, ticks),
         NumberShape::TextBox { beside } => ErasedKind::TextBox {
             text: Signal::derive(move || spec.box_text(value.get())),
-            check,
+            // Not a value too small while it is typed: "1" may yet become "15T".
+            check: Callback::new(move |v| if v < spec.min { Ok(()) } else { check.run(v) }),
             on_change: accept,
             beside,
         },

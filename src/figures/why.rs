@@ -293,7 +293,7 @@ impl Params for WhyParams {
 
     const TABLE: &'static [Param<Self>] = &[
         shared::tokens(),
-        shared::tokens_typed("Or type the tokens (1B to 1,000T)").text_box_beside(),
+        shared::tokens_typed("Or type the tokens (1B to 1000T)").text_box_beside(),
         shared::model().assumed(),
         shared::gpu().assumed(),
         shared::busy().assumed(),

@@ -2,8 +2,12 @@
 //!
 //! The grammar is the one `shared/spec/figures.md` publishes: a decimal or
 //! scientific number, optionally followed by one of the suffixes K, M, B, T
-//! (thousand, million, billion, trillion), case-insensitive. Anything else,
-//! including `inf`, `NaN` and numbers too large for an f64, is an error.
+//! (thousand, million, billion, trillion), case-insensitive, and may
+//! follow a space (`15 T`). Commas are not read: `1,5` may be a decimal
+//! comma, and reading `1,000` as a thousand cost 0.4 KB of the bundle,
+//! which has no room for it.
+//! Anything else, including `inf`, `NaN` and numbers too large for an f64,
+//! is an error.
 
 use std::fmt;
 
@@ -30,7 +34,22 @@ impl fmt::Display for NumberError {
     }
 }
 
-/// Parses a number in the spec's grammar into a finite `f64`.
+/// The number and the power of ten its suffix stands for: `15T` and
+/// `15 t` are ("15", 12).
+fn scaled(text: &str) -> (&str, i32) {
+    let exponent = match text.as_bytes()[text.len() - 1].to_ascii_uppercase() {
+        b'K' => 3,
+        b'M' => 6,
+        b'B' => 9,
+        b'T' => 12,
+        _ => return (text, 0),
+    };
+    // An ASCII letter: one byte.
+    (&text[..text.len() - 1], exponent)
+}
+
+/// Parses a number in the spec's grammar into a finite `f64`; a suffix may
+/// follow a space.
 pub fn parse_number(text: &str) -> Result<f64, NumberError> {
     let text = text.trim();
     if text.is_empty() {
@@ -39,13 +58,8 @@ pub fn parse_number(text: &str) -> Result<f64, NumberError> {
     if text.len() > MAX_LEN {
         return Err(NumberError::TooLong);
     }
-    let (body, exponent) = match text.as_bytes()[text.len() - 1].to_ascii_uppercase() {
-        b'K' => (&text[..text.len() - 1], 3),
-        b'M' => (&text[..text.len() - 1], 6),
-        b'B' => (&text[..text.len() - 1], 9),
-        b'T' => (&text[..text.len() - 1], 12),
-        _ => (text, 0),
-    };
+    let (body, exponent) = scaled(text);
+    let body = body.trim_end();
     // `f64::from_str` also accepts "inf", "NaN" and "infinity"; the spec does not.
     let well_formed = body.bytes().any(|b| b.is_ascii_digit())
         && body
@@ -91,6 +105,14 @@ mod tests {
         assert_eq!(parse_number("4.07T"), Ok(4.07e12));
         assert_eq!(parse_number("15.6T"), Ok(15.6e12));
         assert_eq!(parse_number("-5"), Ok(-5.0));
+    }
+
+    /// A suffix after a space, as a newcomer typed into the tokens box.
+    #[test]
+    fn a_suffix_may_follow_a_space() {
+        assert_eq!(parse_number("15 T"), Ok(15e12));
+        assert_eq!(parse_number("1.5 b"), Ok(1.5e9));
+        assert_eq!(parse_number("1,000T"), Err(NumberError::NotANumber));
     }
 
     #[test]

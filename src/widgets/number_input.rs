@@ -1,6 +1,6 @@
 //! A labelled text box for a number written the way people write them
-//! (`70B`, `2e12`, `4096`), checked when the reader commits it; a value
-//! out of range is said so while it is typed.
+//! (`70B`, `2e12`, `4096`, `15 T`), checked when the reader
+//! commits it; a value past its top is said so while it is typed.
 
 use leptos::prelude::*;
 
@@ -16,9 +16,9 @@ pub fn NumberInput(
     /// The value as shown when the reader is not typing.
     #[prop(into)]
     text: Signal<String>,
-    /// Whether a parsed value would be taken, with the reason when not:
-    /// asked at each keystroke, so "2000" for a rank of at most 1,023 is
-    /// flagged before Enter. Text that does not parse yet ("7e") clears the
+    /// Whether a parsed value is refused, with the reason: asked at each
+    /// keystroke, so "2000" for a rank of at most 255 is flagged before
+    /// Enter (the caller lets a value too small wait: "1" may become "15T"). Text that does not parse yet ("7e") clears the
     /// complaint until the commit: it may be half a number, and a
     /// complaint about the "1" of "15 trillion" would no longer be true.
     check: Callback<f64, Result<(), String>>,

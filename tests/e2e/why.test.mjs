@@ -187,3 +187,29 @@ test('the page asks nothing of any other host', async () => {
   for (const url of seen) assert.ok(url.startsWith(app.server.origin), url);
   await close();
 });
+
+test('the tokens box takes a suffix after a space and its label\'s own top, and flags only a value past its top while typing', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why`);
+  await ready(page);
+  const box = page.locator('input[type=text][data-param="tokens"]');
+  const error = page.locator(`[id="${await box.getAttribute('aria-describedby')}"]`);
+  await box.fill('');
+  // "1" is below 1B, but may yet become 15 T: nothing is said until Enter.
+  await box.pressSequentially('15 T');
+  assert.equal(await error.textContent(), '');
+  await box.press('Enter');
+  await urlMatching(page, /tokens=15T/);
+  // 6 × 6.74e9 × 15e12 = 6.07e23 FLOP.
+  assert.equal((await readouts(page)).compute.text, '6.1e23 FLOP');
+  // The label's own top, as it writes it: 6 × 6.74e9 × 1e15 = 4.04e25 (a newcomer
+  // typed the "1,000T" it wrote before, which the parser does not read).
+  await box.fill('1000T');
+  await box.press('Enter');
+  await urlMatching(page, /tokens=1000T/);
+  assert.equal((await readouts(page)).compute.text, '4.0e25 FLOP');
+  await box.fill('');
+  await box.pressSequentially('2000T');
+  assert.match(await error.textContent(), /^That is above the largest allowed value/);
+  assert.deepEqual(errors, []);
+  await close();
+});
