@@ -1,8 +1,9 @@
 // Lighthouse 12.2.3 (bench/package.json) on the full page and on every
 // figure, mobile and desktop, against dist/ served the way real hosts serve
-// it: brotli or gzip as the browser asks. Used by bench/run.mjs; alone:
+// it: brotli or gzip as the browser asks. bench/run.mjs audits four pages
+// in mobile mode, both builds; alone, every page in both modes, this build:
 //
-//   node bench/lighthouse.mjs [--runs 1]
+//   node bench/lighthouse.mjs
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -21,8 +22,8 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-/** Serves dist/ under PREFIX, compressed with brotli (or gzip) when the request accepts it. */
-export async function serveCompressed() {
+/** Serves `dir` (dist/ by default) under PREFIX, compressed with brotli (or gzip) when the request accepts it. */
+export async function serveCompressed(dir = DIST) {
   const cache = new Map();
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, 'http://localhost');
@@ -33,7 +34,7 @@ export async function serveCompressed() {
     let path = normalize(url.pathname.slice(PREFIX.length)) || 'index.html';
     if (path.endsWith('/') || path === '.') path = join(path, 'index.html');
     try {
-      const body = await readFile(join(DIST, path));
+      const body = await readFile(join(dir, path));
       const accepts = request.headers['accept-encoding'] ?? '';
       const encoding = accepts.includes('br') ? 'br' : accepts.includes('gzip') ? 'gzip' : null;
       const key = `${path} ${encoding}`;
@@ -85,19 +86,31 @@ async function audit(lighthouse, desktop, url, mode, port) {
   };
 }
 
-/** Every page in both modes: `[{ page, mode, performance, ..., bytes }]`. */
-export async function lighthouseAll(log = () => {}) {
+/**
+ * Lighthouse, loaded once, auditing through the browser listening on
+ * `port`: a function of a URL and a mode (`mobile` or `desktop`).
+ */
+export async function auditor(port) {
   const { default: lighthouse } = await import('lighthouse');
   const { default: desktop } = await import('lighthouse/core/config/desktop-config.js');
+  return (url, mode) => audit(lighthouse, desktop, url, mode, port);
+}
+
+/** A port for Chromium's remote debugging, which Lighthouse drives. */
+export const debuggingPort = () => 9200 + Math.floor(Math.random() * 600);
+
+/** Every page in both modes: `[{ page, mode, performance, ..., bytes }]`. */
+export async function lighthouseAll(log = () => {}) {
   const server = await serveCompressed();
-  const port = 9200 + Math.floor(Math.random() * 600);
+  const port = debuggingPort();
   const browser = await launch([`--remote-debugging-port=${port}`]);
   try {
+    const run = await auditor(port);
     const out = [];
     for (const page of LIGHTHOUSE_PAGES) {
       for (const mode of ['mobile', 'desktop']) {
         log(`  lighthouse ${mode}: ${page.name}`);
-        out.push({ page: page.name, mode, ...(await audit(lighthouse, desktop, `${server.base}${page.query}`, mode, port)) });
+        out.push({ page: page.name, mode, ...(await run(`${server.base}${page.query}`, mode)) });
       }
     }
     return out;

@@ -1,73 +1,39 @@
-// What the benchmark measures, shared by the full benchmark (bench/run) and
-// its quick form in the test command (tests/e2e/budget.test.mjs): transfer
-// sizes, start-up, input-to-DOM latency per figure, frames during a real
-// drag, and memory over many changes. Every time is in milliseconds.
+// What the benchmark measures, shared by the A/B benchmark (bench/run.mjs)
+// and the test command's tripwires (tests/e2e/tripwire.test.mjs, soak):
+// transfer sizes, start-up, input-to-DOM latency per figure, frames during a
+// real drag, and memory over many changes. Every time is in milliseconds.
 import { readFile } from 'node:fs/promises';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIGURES, PREFIX, labDone, openAssumptions, ready, readyAll } from '../tests/e2e/harness.mjs';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
-/** The budgets of issue #6, on a 2-core machine, headless Chromium, loopback. */
-export const BUDGETS = {
-  /** Bytes, brotli -11, every file the page loads. */
+/**
+ * The targets an absolute figure from this machine is printed beside (issue
+ * 6's, with issue 29's for a step at 4x CPU). They are not judged against
+ * across days: the same build times 2-3x apart from one day to the next
+ * here. `bash bench/run` judges a change by its ratio to the build before,
+ * measured in the same run; bytes do not vary with load, and the test
+ * command holds them (bench/known-over.mjs).
+ */
+export const TARGETS = {
+  /** Bytes, brotli -11, every file an entry point loads. */
   transferBrotli: 200_000,
   /** Navigation to the first figure's readouts present and a control answering (median). */
   startup: 400,
-  /** Input event to DOM updated, p95, by CPU throttling rate. */
-  inputP95: { 1: 2, 4: 8 },
-  /** The pages with the most to draw (issue 18): input p95 at 4x at most this. */
-  inputP95Heavy: { pages: ['3d largest', 'planner', 'bubble', 'checkpoint'], 4: 16 },
-  /** Longest animation-frame interval during a real drag at 1x. */
-  dragFrame: 20,
-  /** Longest long-animation-frame during a real drag at 4x. */
+  /** A slider step at 4x CPU, input event to DOM updated: half a frame typically, two at worst. */
+  sweep: { 4: { p50: 8, p95: 33 } },
+  /** The longest long animation frame while dragging a slider at 4x CPU. */
   dragLongFrame: 50,
   /** Memory after 10,000 changes over memory after the first 100, minus one. */
   memoryGrowth: 0.1,
   /** The planner's layout search, from the click to its results on the page (issue 12). */
   search: 100,
-  /** Lighthouse 12.2.3 (issue 13): scores at least these, times and shifts at most these. */
-  lighthouse: { mobile: 90, desktop: 98, otherScores: 100, tbt: 200, cls: 0.05 },
+  /** Lighthouse 12.2.3 mobile: a figure's largest paint, the full page's score (issues 13 and 29). */
+  lighthouse: { figureLcp: 1500, fullPagePerformance: 95, tbt: 200, cls: 0 },
 };
-
-/** The input p95 budget of `page` at `rate`x, in milliseconds. */
-export function inputBudget(page, rate) {
-  const heavy = BUDGETS.inputP95Heavy;
-  return (heavy.pages.includes(page) && heavy[rate]) || BUDGETS.inputP95[rate];
-}
-
-/**
- * Every budget check of one benchmark result, as `{ check, value, budget, met }`:
- * the names `KNOWN_OVER` (bench/known-over.mjs) uses.
- */
-export function judge(result) {
-  const checks = [
-    { check: 'transfer brotli bytes', value: result.transfer.at(-1).brotli, budget: BUDGETS.transferBrotli },
-    { check: 'start-up ms', value: result.startup.interactive, budget: BUDGETS.startup },
-    ...result.input.map((r) => ({ check: `input p95 ms, ${r.page} at ${r.rate}x`, value: r.p95, budget: inputBudget(r.page, r.rate) })),
-    ...result.drag.map((r) =>
-      r.rate === 1
-        ? { check: `drag frame ms, ${r.page} at 1x`, value: r.frameMax, budget: BUDGETS.dragFrame }
-        : { check: `drag long frame ms, ${r.page} at ${r.rate}x`, value: r.longFrameMax, budget: BUDGETS.dragLongFrame },
-    ),
-    { check: 'memory growth', value: Math.max(result.memory.jsGrowth, result.memory.wasmGrowth), budget: BUDGETS.memoryGrowth },
-    ...(result.search ?? []).map((r) => ({ check: `search ms at ${r.gpus} GPUs`, value: r.ms, budget: BUDGETS.search })),
-    ...(result.lighthouse ?? []).flatMap((r) => {
-      const lh = BUDGETS.lighthouse;
-      const at = `${r.page}, ${r.mode}`;
-      return [
-        { check: `lighthouse performance, ${at}`, value: r.performance, budget: r.mode === 'mobile' ? lh.mobile : lh.desktop, atLeast: true },
-        { check: `lighthouse accessibility, ${at}`, value: r.accessibility, budget: lh.otherScores, atLeast: true },
-        { check: `lighthouse best practices, ${at}`, value: r.bestPractices, budget: lh.otherScores, atLeast: true },
-        { check: `lighthouse seo, ${at}`, value: r.seo, budget: lh.otherScores, atLeast: true },
-        { check: `lighthouse total blocking time ms, ${at}`, value: r.tbt, budget: lh.tbt },
-        { check: `lighthouse cumulative layout shift, ${at}`, value: r.cls, budget: lh.cls },
-      ];
-    }),
-  ];
-  return checks.map((c) => ({ ...c, met: c.atLeast ? c.value >= c.budget : c.value <= c.budget }));
-}
 
 /**
  * The pages whose controls are swept: every figure at its defaults, plus
@@ -92,19 +58,19 @@ export const median = (values) => percentile(values, 50);
 
 const round = (value, digits = 2) => Number(value.toFixed(digits));
 
-/** Raw, gzip -9 and brotli -11 bytes of every file a load of `base` fetched. */
-export async function transferSizes(browser, base) {
+/** Raw, gzip -9 and brotli -11 bytes of every file a load of `url` fetched, read from `dir`. */
+export async function transferSizes(browser, url, dir = DIST) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const paths = [];
   page.on('request', (request) => paths.push(new URL(request.url()).pathname));
-  await page.goto(base);
+  await page.goto(url);
   await ready(page);
   await context.close();
   const files = [];
   for (const path of paths) {
     const name = path.slice(PREFIX.length) || 'index.html';
-    const body = await readFile(DIST + name);
+    const body = await readFile(join(dir, name));
     files.push({
       file: name,
       raw: body.length,
@@ -428,6 +394,7 @@ export async function drags(browser, base, { rate, moves, pages = DRAG_PAGES }) 
       frames: intervals.length,
       frameMedian: round(median(intervals), 1),
       frameMax: round(Math.max(...intervals), 1),
+      frameP95: round(percentile(intervals, 95), 1),
       over20: intervals.filter((t) => t > 20).length,
       longFrameMax: round(Math.max(0, ...longFrames), 1),
     });

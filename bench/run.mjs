@@ -1,178 +1,246 @@
-// The full benchmark: serves the release dist/ on loopback, measures it in
-// headless Chromium `--runs` times, prints the medians as Markdown tables
-// (the README's "Performance" section is this output) and writes them as JSON.
+// The benchmark (issue 25): two release builds, this one ("new") and an
+// earlier one ("ref"), measured in one headless Chromium, interleaved. Each
+// measure is taken of one build and then of the other, the order swapped
+// each round, so that whatever else the machine is doing weighs on both
+// alike. It prints every measure as new/ref, the median of the rounds'
+// ratios with their range, beside both builds' absolute medians and the
+// target, and fails on a regression: a ratio above 1.15 whose range
+// excludes 1. `bash bench/run` builds both and calls it:
 //
-//   node bench/run.mjs [--runs 3] [--loads 10] [--steps 100] [--out bench/results.json]
+//   node bench/run.mjs --ref DIR [--ref-name NAME] [--rounds 3] [--steps 30] [--loads 5] [--skip lighthouse,drag]
 //   node bench/run.mjs --from bench/results.json     (the tables again, no measuring)
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launch, serveDist } from '../tests/e2e/harness.mjs';
-import { BUDGETS, MEMORY_FLAGS, drags, inputBudget, judge, median, memory, mutationCounts, responsiveness, searchTimes, startup, transferSizes } from './measure.mjs';
-import { KNOWN_OVER } from './known-over.mjs';
-import { lighthouseAll } from './lighthouse.mjs';
+import { DRAG_PAGES, SWEEP_PAGES, TARGETS, drags, median, mutationCounts, responsiveness, searchTimes, startup, transferSizes } from './measure.mjs';
+import { auditor, debuggingPort, serveCompressed } from './lighthouse.mjs';
 
 const { values: options } = parseArgs({
   options: {
-    runs: { type: 'string', default: '3' },
-    loads: { type: 'string', default: '10' },
-    steps: { type: 'string', default: '100' },
+    ref: { type: 'string' },
+    'ref-name': { type: 'string', default: 'ref' },
+    rounds: { type: 'string', default: '3' },
+    steps: { type: 'string', default: '30' },
+    loads: { type: 'string', default: '5' },
+    // Kinds of measure left out: startup, sweep, drag, search, lighthouse, nodes.
+    skip: { type: 'string', default: '' },
     out: { type: 'string', default: 'bench/results.json' },
     // Print the tables of an earlier run's JSON again, without measuring.
     from: { type: 'string' },
   },
 });
-const runs = Number(options.runs);
 const log = (text) => process.stderr.write(`${text}\n`);
+const skipped = new Set(options.skip.split(',').filter(Boolean));
+const NEW_DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
-/** One run of everything. */
-async function measureOnce(server, run) {
-  const browser = await launch(MEMORY_FLAGS);
-  try {
-    log(`[bench run ${run}/${runs}] transfer sizes`);
-    const transfer = await transferSizes(browser, server.base);
-    log(`[bench run ${run}/${runs}] start-up, ${options.loads} cold loads`);
-    const start = await startup(browser, server.base, Number(options.loads));
-    const steps = Number(options.steps);
-    log(`[bench run ${run}/${runs}] input latency, ${steps} changes a control, 1x and 4x`);
-    const input = [
-      ...(await responsiveness(browser, server.base, { rate: 1, steps })),
-      ...(await responsiveness(browser, server.base, { rate: 4, steps })),
-    ];
-    log(`[bench run ${run}/${runs}] real drags, 1x and 4x`);
-    const drag = [
-      ...(await drags(browser, server.base, { rate: 1, moves: 40 })),
-      ...(await drags(browser, server.base, { rate: 4, moves: 40 })),
-    ];
-    log(`[bench run ${run}/${runs}] DOM nodes touched a slider step`);
-    const mutations = await mutationCounts(browser, server.base);
-    log(`[bench run ${run}/${runs}] memory over 10,000 changes`);
-    const mem = await memory(browser, server.base);
-    log(`[bench run ${run}/${runs}] the planner's layout search at 1,024 and 16,384 GPUs`);
-    const search = await searchTimes(browser, server.base);
-    return { transfer, startup: start, input, drag, mutations, memory: mem, search };
-  } finally {
-    await browser.close();
+/** A ratio at most this (new/ref, or ref/new where more is better) is no regression. */
+const REGRESSION = 1.15;
+
+/** The Lighthouse pages: the full page and the three figures issue 29 names. */
+const LIGHTHOUSE_PAGES = [
+  { name: 'full page', query: '' },
+  { name: 'planner', query: '?fig=planner' },
+  { name: 'why', query: '?fig=why' },
+  { name: 'bubble', query: '?fig=bubble' },
+];
+
+/**
+ * Every measure's samples by build, in the order first met:
+ * name -> { kind, better: 'lower' | 'higher', target, ref: [], new: [] }.
+ */
+const measures = new Map();
+function record(name, build, value, { kind, better = 'lower', target = null }) {
+  if (!measures.has(name)) measures.set(name, { kind, better, target, ref: [], new: [] });
+  measures.get(name)[build].push(value);
+}
+
+/** The figures a build has, read from its generated embed page. */
+async function figuresOf(dir) {
+  const page = await readFile(join(dir, 'embed.html'), 'utf8');
+  return new Set([...page.matchAll(/data-figure="([^"]+)"/g)].map(([, slug]) => slug));
+}
+
+/** The figure a sweep page belongs to ('pp 8x64' is pp's). */
+const figureOf = (page) => page.name.split(' ')[0];
+
+/** One round: every measure of both builds, one build and then the other. */
+async function round(number, rounds, browser, builds, audit) {
+  const order = number % 2 ? ['ref', 'new'] : ['new', 'ref'];
+  const each = async (pages, measure) => {
+    for (const page of pages) {
+      for (const build of order) {
+        if (builds[build].figures.has(figureOf(page))) await measure(page, build);
+      }
+    }
+  };
+  const steps = Number(options.steps);
+  const say = (what) => log(`[round ${number}/${rounds}] ${what}`);
+  if (!skipped.has('startup')) {
+    say(`start-up, ${options.loads} cold loads of each build`);
+    for (const build of order) {
+      const start = await startup(browser, builds[build].base, Number(options.loads));
+      record('start-up: first input answered, ms', build, start.interactive, { kind: 'startup', target: TARGETS.startup });
+      record('start-up: first contentful paint, ms', build, start.fcp, { kind: 'startup' });
+    }
+  }
+  if (!skipped.has('sweep')) {
+    for (const rate of [1, 4]) {
+      say(`every control swept, ${steps} changes a control, at ${rate}x CPU`);
+      await each(SWEEP_PAGES, async (page, build) => {
+        const [row] = await responsiveness(browser, builds[build].base, { rate, steps, pages: [page] });
+        const target = TARGETS.sweep[rate];
+        record(`step p50 ms, ${page.name} at ${rate}x`, build, row.median, { kind: 'sweep', target: target?.p50 });
+        record(`step p95 ms, ${page.name} at ${rate}x`, build, row.p95, { kind: 'sweep', target: target?.p95 });
+      });
+    }
+  }
+  if (!skipped.has('drag')) {
+    say('every slider dragged with the mouse at 4x CPU');
+    await each(DRAG_PAGES, async (page, build) => {
+      const [row] = await drags(browser, builds[build].base, { rate: 4, moves: 40, pages: [page] });
+      if (!row) return;
+      record(`drag frame p95 ms, ${page.name} at 4x`, build, row.frameP95, { kind: 'drag' });
+      record(`drag longest long frame ms, ${page.name} at 4x`, build, row.longFrameMax, { kind: 'drag', target: TARGETS.dragLongFrame });
+    });
+  }
+  if (!skipped.has('search')) {
+    say("the planner's layout search");
+    for (const build of order) {
+      for (const row of await searchTimes(browser, builds[build].base, 3)) {
+        record(`search ms, ${row.gpus.toLocaleString('en')} GPUs`, build, row.ms, { kind: 'search', target: TARGETS.search });
+      }
+    }
+  }
+  if (!skipped.has('lighthouse')) {
+    say('Lighthouse mobile, served with brotli');
+    await each(LIGHTHOUSE_PAGES, async (page, build) => {
+      const lh = await audit(`${builds[build].compressed.base}${page.query}`, 'mobile');
+      const figure = page.query !== '';
+      record(`Lighthouse LCP ms, ${page.name}`, build, lh.lcp, { kind: 'lighthouse', target: figure ? TARGETS.lighthouse.figureLcp : null });
+      record(`Lighthouse TBT ms, ${page.name}`, build, lh.tbt, { kind: 'lighthouse', target: TARGETS.lighthouse.tbt });
+      record(`Lighthouse performance, ${page.name}`, build, lh.performance, {
+        kind: 'lighthouse', better: 'higher', target: figure ? null : TARGETS.lighthouse.fullPagePerformance,
+      });
+      record(`Lighthouse CLS, ${page.name}`, build, lh.cls, { kind: 'lighthouse', target: TARGETS.lighthouse.cls });
+    });
   }
 }
 
-/** The median of every numeric field across runs, row by row. */
-function medianOf(results) {
-  const [first, ...rest] = results;
-  if (typeof first === 'number') return median(results);
-  if (Array.isArray(first)) return first.map((_, i) => medianOf(results.map((r) => r[i])));
-  if (first && typeof first === 'object') {
-    return Object.fromEntries(Object.keys(first).map((key) => [key, medianOf(results.map((r) => r[key]))]));
-  }
-  // Text (the slowest control): the value most runs agree on.
-  const counts = new Map();
-  for (const r of results) counts.set(JSON.stringify(r), (counts.get(JSON.stringify(r)) ?? 0) + 1);
-  return JSON.parse([...counts].sort((a, b) => b[1] - a[1])[0][0]);
+/**
+ * A measure's verdict: the median of the rounds' ratios (new over ref, or
+ * ref over new where more is better, so that above 1 is always worse) and
+ * their range. A round where both builds measured 0 is a ratio of 1; where
+ * only ref did, the ratio is unbounded, and judged so.
+ */
+function judge(m) {
+  const ratios = m.ref.map((ref, i) => {
+    const [worse, base] = m.better === 'higher' ? [ref, m.new[i]] : [m.new[i], ref];
+    if (worse === base) return 1;
+    return base === 0 ? Infinity : worse / base;
+  }).filter((r) => !Number.isNaN(r));
+  const ratio = median(ratios);
+  const low = Math.min(...ratios);
+  const high = Math.max(...ratios);
+  return { ratio, low, high, regression: ratio > REGRESSION && low > 1 };
 }
 
+const fixed = (value) => (Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : Number(value.toPrecision(3)).toString()) : String(value));
 const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
-const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`;
-const mark = (ok) => (ok ? 'yes' : '**no**');
 
 function table(head, rows) {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
-function report(result, machine, count = runs) {
-  const total = result.transfer.at(-1);
-  const out = [
-    `Medians of ${count} runs on ${machine}, headless Chromium, loopback.`,
-    '',
-    '**Transfer** (every file the full page loads)',
-    '',
-    table(['file', 'raw', 'gzip -9', 'brotli -11'], result.transfer.map((f) => [f.file, kb(f.raw), kb(f.gzip), kb(f.brotli)])),
-    '',
-    `Budget: ${kb(BUDGETS.transferBrotli)} brotli; met: ${mark(total.brotli <= BUDGETS.transferBrotli)}.`,
-    '',
-    `**Start-up** (median of ${result.startup.loads} cold loads of the full page): first contentful paint ${result.startup.fcp} ms, ` +
-      `readouts present ${result.startup.readouts} ms, first input answered ${result.startup.interactive} ms. ` +
-      `Budget ${BUDGETS.startup} ms; met: ${mark(result.startup.interactive <= BUDGETS.startup)}.`,
-    '',
-    '**Input to DOM updated** (ms; every control of the page swept, one change a frame)',
-    '',
-    table(
-      ['page', 'CPU', 'inputs', 'median', 'p95', 'max', 'slowest control', 'p95 budget met'],
-      result.input.map((r) => [r.page, `${r.rate}x`, r.inputs, r.median, r.p95, r.max, r.worst,
-        mark(r.p95 <= inputBudget(r.page, r.rate))]),
-    ),
-    '',
-    '**Real drags** (every slider of the figure dragged end to end with the mouse; ms)',
-    '',
-    table(
-      ['figure', 'CPU', 'frames', 'median frame', 'longest frame', 'frames over 20 ms', 'longest long animation frame', 'budget met'],
-      result.drag.map((r) => [r.page, `${r.rate}x`, r.frames, r.frameMedian, r.frameMax, r.over20, r.longFrameMax,
-        mark(r.rate === 1 ? r.frameMax <= BUDGETS.dragFrame : r.longFrameMax <= BUDGETS.dragLongFrame)]),
-    ),
-    '',
-    '**DOM nodes touched a slider step** (every slider through its range and back; an element added or removed counts with everything in it; the ceilings are in tests/e2e/mutations.test.mjs)',
-    '',
-    table(['page', 'steps', 'median', 'max', 'largest step'], (result.mutations ?? []).map((r) => [r.page, r.steps, r.median, r.max, r.worst])),
-    '',
-    `**Memory** over ${result.memory.changes} random changes on the full page: JS heap ${mb(result.memory.loaded.jsHeap)} after load, ` +
-      `${mb(result.memory.early.jsHeap)} after 100 changes, ${mb(result.memory.late.jsHeap)} after ${result.memory.changes} ` +
-      `(${(result.memory.jsGrowth * 100).toFixed(1)}%); wasm memory ${mb(result.memory.loaded.wasm)}, ${mb(result.memory.early.wasm)}, ` +
-      `${mb(result.memory.late.wasm)} (${(result.memory.wasmGrowth * 100).toFixed(1)}%). Budget ${BUDGETS.memoryGrowth * 100}%; met: ` +
-      `${mark(Math.max(result.memory.jsGrowth, result.memory.wasmGrowth) <= BUDGETS.memoryGrowth)}.`,
-    '',
-    `**Layout search** (GPT-3 175B on A100s, from the click to the results on the page; median of 5 loads): ` +
-      (result.search ?? []).map((r) => `${r.gpus.toLocaleString('en')} GPUs ${r.ms} ms (${r.tried.toLocaleString('en')} layouts)`).join(', ') +
-      `. Budget ${BUDGETS.search} ms; met: ${mark((result.search ?? []).every((r) => r.ms <= BUDGETS.search))}.`,
-    '',
-    '**Lighthouse 12.2.3** (dist/ served with brotli; mobile is its simulated phone on slow 4G, desktop its desktop preset)',
-    '',
-    table(
-      ['page', 'mode', 'performance', 'accessibility', 'best practices', 'SEO', 'FCP ms', 'LCP ms', 'TBT ms', 'CLS', 'bytes'],
-      (result.lighthouse ?? []).map((r) => [r.page, r.mode, r.performance, r.accessibility, r.bestPractices, r.seo, r.fcp, r.lcp, r.tbt, r.cls, kb(r.bytes)]),
-    ),
-    '',
-    `Budgets: performance at least ${BUDGETS.lighthouse.mobile} on mobile and ${BUDGETS.lighthouse.desktop} on desktop, the other ` +
-      `scores ${BUDGETS.lighthouse.otherScores}, TBT under ${BUDGETS.lighthouse.tbt} ms, CLS under ${BUDGETS.lighthouse.cls}.`,
-  ];
+/** The report: bytes, then every timed measure as a ratio, then DOM nodes a step. */
+function report(result) {
+  const out = [`${result.refName} (ref) against this build (new): ${result.rounds} rounds, interleaved, on ${result.machine}, headless Chromium, loopback. ${result.date}.`, ''];
+  if (result.transfer) {
+    out.push('**Transfer** (brotli -11; each entry point loads every file listed)', '');
+    out.push(table(['entry point', 'file', 'ref raw', 'ref brotli', 'new raw', 'new brotli'],
+      result.transfer.flatMap(({ entry, ref, new: now }) => now.map((file, i) => [
+        i ? '' : entry, file.file, ref[i] ? kb(ref[i].raw) : '', ref[i] ? kb(ref[i].brotli) : '', kb(file.raw), kb(file.brotli),
+      ]))));
+    out.push('');
+  }
+  const rows = Object.entries(result.measures).map(([name, m]) => {
+    const v = judge(m);
+    const target = m.target == null ? '' : `${m.better === 'higher' ? '≥' : '≤'} ${m.target}`;
+    const met = m.target == null ? '' : (m.better === 'higher' ? median(m.new) >= m.target : median(m.new) <= m.target) ? 'yes' : '**no**';
+    return [name, fixed(median(m.ref)), fixed(median(m.new)), `${fixed(v.ratio)}${v.regression ? ' **regression**' : ''}`,
+      `${fixed(v.low)}–${fixed(v.high)}`, target, met];
+  });
+  if (rows.length) {
+    out.push('**Timed measures** (medians over the rounds; new/ref is the median of the rounds\' ratios, above 1 worse, with their range)', '');
+    out.push(table(['measure', 'ref', 'new', 'new/ref', 'range', 'target', 'new meets it'], rows));
+    out.push('');
+  }
+  if (result.nodes) {
+    out.push('**DOM nodes touched a slider step** (a count: the same on any machine; ceilings in tests/e2e/mutations.test.mjs)', '');
+    out.push(table(['page', 'ref median', 'ref largest', 'new median', 'new largest', 'new\'s largest step'],
+      result.nodes.new.map((row) => {
+        const ref = result.nodes.ref.find((r) => r.page === row.page);
+        return [row.page, ref?.median ?? '', ref?.max ?? '', row.median, row.max, row.worst];
+      })));
+  }
   return out.join('\n');
 }
 
-/**
- * Prints every budget missed, and the known misses now met; returns the
- * misses that bench/known-over.mjs does not list (each fails the run).
- */
-function verdicts(result) {
-  const known = new Set(KNOWN_OVER.map((entry) => entry.check));
-  const checks = judge(result);
-  const missed = checks.filter((c) => !c.met);
-  const unexpected = missed.filter((c) => !known.has(c.check));
-  const metNow = checks.filter((c) => c.met && known.has(c.check));
-  log(`budgets: ${checks.length} checks, ${checks.length - missed.length} met, ${missed.length - unexpected.length} known misses`);
-  for (const c of metNow) log(`met now, remove from bench/known-over.mjs: ${c.check} (${c.value}, budget ${c.budget})`);
-  for (const c of unexpected) log(`MISSED, not a known miss: ${c.check}: ${c.value} against a budget of ${c.budget}`);
-  return unexpected;
-}
+const regressions = (result) => Object.entries(result.measures).filter(([, m]) => judge(m).regression).map(([name]) => name);
 
 if (options.from) {
   const earlier = JSON.parse(await readFile(options.from, 'utf8'));
-  const result = medianOf(earlier.every);
-  result.lighthouse = earlier.result.lighthouse;
-  console.log(report(result, earlier.machine, earlier.every.length));
+  console.log(report(earlier));
   process.exit(0);
 }
+if (!options.ref) throw new Error('--ref DIR: the release dist/ of the build to measure against (bash bench/run builds it)');
 
-const server = await serveDist();
+const rounds = Number(options.rounds);
+const port = debuggingPort();
+const browser = await launch([`--remote-debugging-port=${port}`]);
+const builds = {};
 try {
-  const results = [];
-  for (let run = 1; run <= runs; run += 1) results.push(await measureOnce(server, run));
-  const result = medianOf(results);
-  // Lighthouse runs once (its own three-level simulation already smooths a run); about 2 minutes.
-  log('[bench] Lighthouse 12.2.3, mobile and desktop, every page, served with brotli');
-  result.lighthouse = await lighthouseAll(log);
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`;
-  await writeFile(options.out, `${JSON.stringify({ date: new Date().toISOString(), machine, runs, result, every: results }, null, 1)}\n`);
-  console.log(report(result, machine));
+  for (const [build, dir] of [['ref', options.ref], ['new', NEW_DIST]]) {
+    const server = await serveDist(dir);
+    builds[build] = { dir, server, base: server.base, compressed: await serveCompressed(dir), figures: await figuresOf(dir) };
+  }
+  const audit = skipped.has('lighthouse') ? null : await auditor(port);
+  const result = {
+    date: new Date().toISOString(),
+    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
+    refName: options['ref-name'],
+    rounds,
+  };
+  log('[bench] bytes of each entry point');
+  result.transfer = [];
+  for (const [entry, query] of [['full page', ''], ['embedded figure (?fig=why)', '?fig=why']]) {
+    const sizes = {};
+    for (const build of ['ref', 'new']) sizes[build] = await transferSizes(browser, `${builds[build].base}${query}`, builds[build].dir);
+    result.transfer.push({ entry, ...sizes });
+  }
+  for (let number = 1; number <= rounds; number += 1) await round(number, rounds, browser, builds, audit);
+  result.measures = Object.fromEntries(measures);
+  if (!skipped.has('nodes')) {
+    log('[bench] DOM nodes touched a slider step, each build');
+    const pages = (build) => SWEEP_PAGES.filter((page) => builds[build].figures.has(figureOf(page)));
+    result.nodes = { ref: await mutationCounts(browser, builds.ref.base, pages('ref')), new: await mutationCounts(browser, builds.new.base, pages('new')) };
+  }
+  await writeFile(options.out, `${JSON.stringify(result, null, 1)}\n`);
+  console.log(report(result));
   log(`written: ${options.out}`);
-  if (verdicts(result).length) process.exitCode = 1;
+  const found = regressions(result);
+  if (found.length) {
+    log(`REGRESSION (a ratio above ${REGRESSION} whose range excludes 1): ${found.join('; ')}`);
+    process.exitCode = 1;
+  } else {
+    log(`no regression: no ratio above ${REGRESSION} whose range excludes 1`);
+  }
 } finally {
-  await server.close();
+  await browser.close();
+  for (const build of Object.values(builds)) {
+    await build.server.close();
+    await build.compressed.close();
+  }
 }

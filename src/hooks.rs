@@ -3,12 +3,117 @@
 //! (the component that called it) is dropped, and gives back signals.
 
 use std::cell::{Cell, RefCell};
+use std::panic::Location;
 use std::rc::Rc;
 use std::time::Duration;
 
 use leptos::prelude::*;
+use leptos::reactive::graph::{AnySubscriber, Subscriber, ToAnySubscriber};
+use leptos::reactive::traits::{DefinedAt, ReadUntracked, Track};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
+
+thread_local! {
+    /// How many memos [`use_scoped_memo`] and [`use_scoped`] have made on
+    /// this thread whose owner is not cleaned up yet.
+    static SCOPED_READERS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The scoped memos alive now: as many after a reader has moved every
+/// control 400 times as after 40, if every view that went took its readers
+/// with it (`tests/e2e/forget.test.mjs`).
+pub fn scoped_readers() -> u32 {
+    SCOPED_READERS.with(Cell::get)
+}
+
+/// A memo for a view that can be dropped: it reads what `fun` reads, and
+/// when its owner (the view) is cleaned up it takes itself out of the list
+/// of every signal and memo it read.
+///
+/// Leptos 0.8's reactive graph (reactive_graph 0.2.16) never does that for
+/// a dropped reader: a row removed, a part rebuilt on a change of shape, a
+/// question or a notice gone leaves a dead entry in every source it read
+/// that outlives it, which every later change of that source copies and
+/// every reader that runs again searches (the README, "Performance"; fixed
+/// upstream in 0.3, not released). So a view that can be dropped reads a
+/// figure's parameters and data, the pointed-at key and the page's settings
+/// through this memo, or through [`use_scoped`], made with it; the readers
+/// in the memo's own list go with the memo.
+/// Its function is `Memo::new`'s (given the value before, if any).
+pub fn use_scoped_memo<T>(fun: impl Fn(Option<&T>) -> T + Send + Sync + 'static) -> Memo<T>
+where
+    T: PartialEq + Send + Sync + 'static,
+{
+    scoped(ArcMemo::new(fun))
+}
+
+/// A long-lived signal or memo, `source`, read by a view that can be
+/// dropped: one relay, a memo made with [`use_scoped_memo`]'s care, reads
+/// `source` and is read in its place. Reads are as `source`'s (`with`,
+/// `get`, `track`); every change of `source` reaches the readers as before.
+/// For a part that reads a source in many places (a figure's body).
+pub fn use_scoped<S>(source: S) -> Scoped<S>
+where
+    S: Track + Clone + Send + Sync + 'static,
+{
+    let tracked = source.clone();
+    // Boxed, so that the relay's code exists once, whatever it relays.
+    let track: Box<Relaying> = Box::new(move |_| tracked.track());
+    // Always "changed": the relay passes on every change of its source.
+    let relay = scoped(ArcMemo::new_with_compare(track, |_, _| true));
+    Scoped { source, relay }
+}
+
+/// `memo`, taken out of its sources' lists when the current owner is cleaned up.
+fn scoped<T: Send + Sync + 'static>(memo: ArcMemo<T>) -> Memo<T> {
+    leaves_with_owner(memo.to_any_subscriber());
+    memo.into()
+}
+
+/// Takes `reader` out of its sources' lists when the current owner is
+/// cleaned up. Not generic, so that its code exists once. An owner runs its
+/// cleanups before it disposes of the memos it holds, so the reader, a
+/// memo of that owner, is still there to take out.
+fn leaves_with_owner(reader: AnySubscriber) {
+    SCOPED_READERS.with(|n| n.set(n.get() + 1));
+    on_cleanup(move || {
+        reader.clear_sources(&reader);
+        SCOPED_READERS.with(|n| n.set(n.get().saturating_sub(1)));
+    });
+}
+
+/// What a relay runs: it tracks its source.
+type Relaying = dyn Fn(Option<&()>) + Send + Sync;
+
+/// A source read through a relay that leaves with the owner it was made under ([`use_scoped`]).
+/// Copy when the source is, like a signal.
+#[derive(Clone, Copy)]
+pub struct Scoped<S> {
+    source: S,
+    relay: Memo<()>,
+}
+
+impl<S> DefinedAt for Scoped<S> {
+    fn defined_at(&self) -> Option<&'static Location<'static>> {
+        None
+    }
+}
+
+impl<S> Track for Scoped<S> {
+    /// Tracks the relay, and brings it up to date: a memo is lazy, and
+    /// only one that has run reads, and so follows, its source.
+    fn track(&self) {
+        self.relay.with(|_| ());
+    }
+}
+
+impl<S: ReadUntracked> ReadUntracked for Scoped<S> {
+    type Value = S::Value;
+
+    fn try_read_untracked(&self) -> Option<Self::Value> {
+        self.source.try_read_untracked()
+    }
+}
 
 /// Whether a CSS media query matches, following changes (`prefers-reduced-motion: reduce`).
 pub fn use_media_query(query: &'static str) -> Signal<bool> {
@@ -61,27 +166,67 @@ pub fn use_interval(period: Duration, active: Signal<bool>, tick: impl Fn() + Cl
 }
 
 /// Runs what it is given once calls have rested for its delay: each call
-/// cancels the one before that has not run yet. Copy, like a signal.
+/// replaces the one before that has not run yet. Copy, like a signal.
+///
+/// One timer at a time, moved on rather than cleared: a timer's callback
+/// is a closure the browser frees only by calling it, so clearing a timer
+/// at every step of a drag left one closure behind a step.
 #[derive(Clone, Copy)]
 pub struct Debounced {
-    timer: StoredValue<Option<TimeoutHandle>>,
+    pending: StoredValue<Pending, LocalStorage>,
     delay: Duration,
+}
+
+/// What waits to run, and from when (`performance.now()`, ms).
+#[derive(Default)]
+struct Pending {
+    act: Option<Box<dyn FnOnce()>>,
+    due: f64,
+    timer_set: bool,
 }
 
 impl Debounced {
     pub fn new(delay: Duration) -> Self {
         Self {
-            timer: StoredValue::new(None),
+            pending: StoredValue::new_local(Pending::default()),
             delay,
         }
     }
 
     pub fn call(&self, act: impl FnOnce() + 'static) {
-        if let Some(Some(earlier)) = self.timer.try_update_value(Option::take) {
-            earlier.clear();
+        let delay = self.delay.as_millis() as f64;
+        let start_timer = self.pending.try_update_value(|pending| {
+            pending.act = Some(Box::new(act));
+            pending.due = now() + delay;
+            !std::mem::replace(&mut pending.timer_set, true)
+        });
+        if start_timer == Some(true) {
+            self.wait(self.delay);
         }
-        self.timer
-            .set_value(set_timeout_with_handle(act, self.delay).ok());
+    }
+
+    /// Runs the waiting act once its time has come, or waits the rest.
+    fn wait(self, delay: Duration) {
+        let fired = move || {
+            let due = self.pending.try_update_value(|pending| {
+                let left = pending.due - now();
+                if left > 0.5 {
+                    return Err(left);
+                }
+                pending.timer_set = false;
+                Ok(pending.act.take())
+            });
+            match due {
+                Some(Ok(Some(act))) => act(),
+                Some(Err(left)) => self.wait(Duration::from_millis(left.ceil() as u64)),
+                // Its owner gone, or nothing left to do.
+                _ => {}
+            }
+        };
+        if set_timeout_with_handle(fired, delay).is_err() {
+            self.pending
+                .update_value(|pending| pending.timer_set = false);
+        }
     }
 }
 
@@ -323,4 +468,52 @@ impl UrlWriter {
 pub fn use_url_writer() -> impl Fn(String) + Clone + 'static {
     let writer = Rc::new(UrlWriter::default());
     move |search| writer.write_soon(search)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leptos::reactive::owner::Owner;
+
+    /// A memo made for a view that can be dropped takes itself out of the
+    /// list of what it read when its owner is cleaned up: the signal it read
+    /// no longer reaches it, and the count of scoped readers falls back.
+    #[test]
+    fn a_scoped_memo_leaves_with_its_owner() {
+        let root = Owner::new();
+        root.set();
+        let source = RwSignal::new(1);
+        let before = scoped_readers();
+        let view = root.child();
+        let (doubled, relayed) = view.with(|| {
+            let doubled = use_scoped_memo(move |_| source.get() * 2);
+            let relayed = use_scoped(source);
+            (doubled, relayed)
+        });
+        assert_eq!(scoped_readers(), before + 2);
+        assert_eq!((doubled.get_untracked(), relayed.get_untracked()), (2, 1));
+        source.set(2);
+        assert_eq!((doubled.get_untracked(), relayed.get_untracked()), (4, 2));
+        view.cleanup();
+        assert_eq!(scoped_readers(), before);
+        // The memo went with its owner.
+        source.set(3);
+        assert_eq!(doubled.try_get_untracked(), None);
+    }
+
+    #[test]
+    fn a_relay_of_a_derived_signal_follows_it() {
+        let root = Owner::new();
+        root.set();
+        let source = RwSignal::new(1);
+        let derived = Signal::derive(move || source.get() * 10);
+        let view = root.child();
+        let relayed = view.with(|| use_scoped(derived));
+        let seen = Memo::new(move |_| relayed.get());
+        assert_eq!(seen.get_untracked(), 10);
+        source.set(2);
+        assert_eq!(seen.get_untracked(), 20);
+        source.set(3);
+        assert_eq!(seen.get_untracked(), 30);
+    }
 }

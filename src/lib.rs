@@ -5,7 +5,8 @@
 //! - [`figures`]: one module per figure, each a pure `data()` and a thin view;
 //! - [`widgets`]: controls and readouts that know nothing of training;
 //! - [`settings`]: the page's own settings (theme, units, bytes a parameter);
-//! - [`hooks`]: browser plumbing (sizes, media queries, timers, the URL);
+//! - [`hooks`]: browser plumbing (sizes, media queries, timers, the URL)
+//!   and the reader a view that can be dropped reads through;
 //! - [`runs`]: published runs put through the planner, and [`exercises`]
 //!   (both drawn into the page at build time, `tests/page.rs`: not in the wasm);
 //! - [`app`]: the route; [`page`], the app taking the page over (its prose
@@ -17,6 +18,8 @@
 
 pub mod app;
 pub mod beyond;
+#[cfg(target_arch = "wasm32")]
+mod counted;
 pub mod embedded;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod exercises;

@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use super::figure::Params;
 use super::memory_bar::MemoryBarData;
 use super::param::{self, Assumed};
+use crate::hooks::{use_scoped, Scoped};
 use crate::model::memory::BytesPerParam;
 use crate::model::query::Pairs;
 use crate::widgets::ReadoutData;
@@ -99,6 +100,8 @@ impl<P: Params> AnyParams for P {
 /// read and moved as the figure's type. Copy, like a signal.
 pub struct Cells<P> {
     cell: RwSignal<Cell>,
+    /// Reads go through this relay, if any: for a part that may be dropped ([`Cells::scoped`]).
+    relay: Option<Scoped<RwSignal<Cell>>>,
     typed: PhantomData<fn() -> P>,
 }
 
@@ -115,13 +118,25 @@ impl<P: Params> Cells<P> {
     pub fn new(cell: RwSignal<Cell>) -> Self {
         Self {
             cell,
+            relay: None,
             typed: PhantomData,
+        }
+    }
+
+    /// The same parameters, read by a part that may be dropped: through a
+    /// relay made under the current owner, which leaves with it
+    /// (`hooks::use_scoped`). Writes go to the shell's signal as before.
+    pub fn scoped(self) -> Self {
+        Self {
+            relay: Some(use_scoped(self.cell)),
+            ..self
         }
     }
 
     /// Reads the parameters, tracked.
     pub fn with<R>(&self, f: impl FnOnce(&P) -> R) -> R {
-        self.cell.with(|cell| typed(cell, f))
+        track(self.cell, self.relay);
+        self.with_untracked(f)
     }
 
     pub fn with_untracked<R>(&self, f: impl FnOnce(&P) -> R) -> R {
@@ -143,6 +158,16 @@ impl<P: Params> Cells<P> {
                 f(params);
             }
         });
+    }
+}
+
+/// Tracks the parameters: through the relay, if any. Not generic, so that
+/// the many reads of a figure's code each call it rather than copy it.
+#[inline(never)]
+fn track(cell: RwSignal<Cell>, relay: Option<Scoped<RwSignal<Cell>>>) {
+    match relay {
+        Some(relay) => relay.track(),
+        None => cell.track(),
     }
 }
 

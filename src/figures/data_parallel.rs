@@ -12,7 +12,7 @@ use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{set_option, whole, Param};
 use super::shared;
-use crate::hooks::{page_hidden, use_interval, use_on_screen, use_reduced_motion};
+use crate::hooks::{page_hidden, use_interval, use_on_screen, use_reduced_motion, use_scoped};
 use crate::model::choice::{options, Choice};
 use crate::model::comm::{ring_step, Link, RingStep};
 use crate::model::data_parallel::{allreduce_meets_compute_at, sequences_on, step, Step};
@@ -662,28 +662,43 @@ fn RingDiagram(
         >
             <circle class="fig-dp__ring-path" cx=RING_BOX / 2.0 cy=RING_BOX / 2.0 r=RING_BOX * 0.38></circle>
             {rows(nodes, |nodes| nodes, |node| {
-                let at = move |f: fn(&RingNode) -> f64| move || node.with(f);
+                // A value of the node, read through `node`: the node's own
+                // memo, or (in a part of it that comes and goes) a relay
+                // that goes with that part (hooks::use_scoped).
+                fn at<S: With<Value = RingNode> + Copy + Send + Sync + 'static>(node: S, f: fn(&RingNode) -> f64) -> impl Fn() -> f64 + Send + Sync + 'static {
+                    move || node.with(f)
+                }
                 // Which parts the node has: the views below are rebuilt only
                 // when this changes, not when the node merely moves.
                 let shape = Memo::new(move |_| node.with(|n| (n.chunk.is_some(), n.labels)));
-                let chunk_label = move || node.with(|n| n.chunk.map(|c| c.to_string()));
                 view! {
                     <g class="fig-dp__ring-node">
-                        {move || shape.with(|&(sends, _)| sends).then(|| view! {
-                            <circle
-                                class="fig-dp__chunk"
-                                class:fig-dp__chunk--reduce=move || node.with(|n| n.reducing)
-                                cx=at(|n| n.mx)
-                                cy=at(|n| n.my)
-                                r=at(|n| (n.radius * 0.7).max(2.0))
-                            ></circle>
+                        {move || shape.with(|&(sends, _)| sends).then(|| {
+                            let node = use_scoped(node);
+                            view! {
+                                <circle
+                                    class="fig-dp__chunk"
+                                    class:fig-dp__chunk--reduce=move || node.with(|n| n.reducing)
+                                    cx=at(node, |n| n.mx)
+                                    cy=at(node, |n| n.my)
+                                    r=at(node, |n| (n.radius * 0.7).max(2.0))
+                                ></circle>
+                            }
                         })}
-                        {move || shape.with(|&(sends, labels)| sends && labels).then(|| view! {
-                            <text class="fig-dp__chunk-label" x=at(|n| n.mx) y=at(|n| n.my + 3.0)>{chunk_label}</text>
+                        {move || shape.with(|&(sends, labels)| sends && labels).then(|| {
+                            let node = use_scoped(node);
+                            view! {
+                                <text class="fig-dp__chunk-label" x=at(node, |n| n.mx) y=at(node, |n| n.my + 3.0)>
+                                    {move || node.with(|n| n.chunk.map(|c| c.to_string()))}
+                                </text>
+                            }
                         })}
-                        <circle class="fig-dp__gpu-dot" cx=at(|n| n.x) cy=at(|n| n.y) r=at(|n| n.radius)></circle>
-                        {move || shape.with(|&(_, labels)| labels).then(|| view! {
-                            <text class="fig-dp__gpu-label" x=at(|n| n.x) y=at(|n| n.y + 3.5)>{move || node.with(|n| n.index.to_string())}</text>
+                        <circle class="fig-dp__gpu-dot" cx=at(node, |n| n.x) cy=at(node, |n| n.y) r=at(node, |n| n.radius)></circle>
+                        {move || shape.with(|&(_, labels)| labels).then(|| {
+                            let node = use_scoped(node);
+                            view! {
+                                <text class="fig-dp__gpu-label" x=at(node, |n| n.x) y=at(node, |n| n.y + 3.5)>{move || node.with(|n| n.index.to_string())}</text>
+                            }
                         })}
                     </g>
                 }

@@ -14,6 +14,7 @@ use super::notation::GLOSSARY;
 use super::param::{self, Assumed, Param};
 #[cfg(not(target_arch = "wasm32"))]
 use super::param::{KeyDoc, SliderDoc};
+use crate::hooks::use_scoped_memo;
 use crate::model::memory::BytesPerParam;
 use crate::model::query::{Notice, Pairs, Query};
 use crate::model::scenario::Scenario;
@@ -296,18 +297,36 @@ fn start<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Live {
 
 /// The figure's typed part, wired to the shell's signal of its parameters:
 /// the one place where the shell meets a figure's type.
+///
+/// The body, and plan B's part of a comparison, may be dropped and built
+/// again (the figure's own body goes while two plans are compared). Each
+/// reads the parameters through a relay of its own and computes its data
+/// in a memo of its own (`Cells::scoped`), so nothing it read keeps a
+/// reader of it once it is gone; parts inside it that come and go read it
+/// through `hooks::use_scoped` in turn.
 fn mount<P: Params>(cell: RwSignal<Cell>) -> Mounted {
     let params = Cells::<P>::new(cell);
-    let data = Memo::new(move |_| params.with(P::data));
+    let part = move || {
+        let params = params.scoped();
+        (params, Memo::new(move |_| params.with(P::data)))
+    };
     Mounted {
         controls: param::erase(P::TABLE, params),
-        body: Arc::new(move || P::body(params, data)),
-        // Only the figures that compare carry plan B's signals, and their code.
-        plan_b: P::COMPARE.then(|| PlanB {
-            diagram: Arc::new(move || P::diagram(params, data)),
-            readouts: Signal::derive(move || data.with(P::readouts)),
-            memory: Signal::derive(move || data.with(P::memory)),
-            summary: Signal::derive(move || data.with(P::summary)),
+        body: Arc::new(move || {
+            let (params, data) = part();
+            P::body(params, data)
+        }),
+        // Only the figures that compare carry plan B's part, and its code.
+        plan_b: P::COMPARE.then(|| {
+            Arc::new(move || {
+                let (params, data) = part();
+                PlanB {
+                    diagram: Arc::new(move || P::diagram(params, data)),
+                    readouts: Signal::derive(move || data.with(P::readouts)),
+                    memory: Signal::derive(move || data.with(P::memory)),
+                    summary: Signal::derive(move || data.with(P::summary)),
+                }
+            }) as Arc<dyn Fn() -> PlanB + Send + Sync>
         }),
     }
 }
@@ -370,8 +389,8 @@ struct Mounted {
     controls: Vec<param::Erased>,
     /// The diagram, readouts, equations and "In words" of one plan.
     body: Arc<dyn Fn() -> AnyView + Send + Sync>,
-    /// What the comparison shows of plan B (the figures that compare only).
-    plan_b: Option<PlanB>,
+    /// What the comparison shows of plan B, made with it (the figures that compare only).
+    plan_b: Option<Arc<dyn Fn() -> PlanB + Send + Sync>>,
 }
 
 struct PlanB {
@@ -466,20 +485,20 @@ fn comparable(
     cell: RwSignal<Cell>,
     pinned: RwSignal<Option<Cell>>,
     own: Arc<dyn Fn() -> AnyView + Send + Sync>,
-    plan_b: PlanB,
+    plan_b: Arc<dyn Fn() -> PlanB + Send + Sync>,
 ) -> AnyView {
     let comparing = Memo::new(move |_| pinned.with(Option::is_some));
-    let PlanB {
-        diagram,
-        readouts,
-        memory,
-        summary,
-    } = plan_b;
     let body = move || {
         if !comparing.get() {
             return own();
         }
-        let a = Memo::new(move |_| pinned.with(|a| a.as_ref().map(|a| a.compared())));
+        let PlanB {
+            diagram,
+            readouts,
+            memory,
+            summary,
+        } = plan_b();
+        let a = use_scoped_memo(move |_| pinned.with(|a| a.as_ref().map(|a| a.compared())));
         compare_body(
             diagram.clone(),
             Memo::new(move |_| {

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::hooks::use_scoped;
 use crate::model::activations::Recompute;
 use crate::model::choice::Choice;
 use crate::model::pipeline::Schedule;
@@ -233,6 +234,9 @@ pub fn LayoutTable(
     /// Applies a found layout to the planner.
     apply: Callback<Plan>,
 ) -> impl IntoView {
+    // Shown only while the search is on: it reads the planner's data
+    // through a memo that leaves with it.
+    let data = use_scoped(data);
     let found = Signal::derive(move || {
         data.with(|d| d.as_ref().map(|d| d.rows.clone()).unwrap_or_default())
     });

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::hooks::use_scoped;
 use crate::model::units::Bytes;
 use crate::widgets::{rows, Readout, ReadoutData};
 
@@ -104,6 +105,9 @@ pub fn MemoryBar(
     #[prop(optional)]
     bare: bool,
 ) -> impl IntoView {
+    // Two plans' bars go when the comparison does: the bar reads its data
+    // through a relay that leaves with it.
+    let data = use_scoped(data);
     view! {
         <div class="membar" class:membar--over=move || data.with(|d| d.over)>
             {rows(data, |d| &d.segments, |segment| view! {

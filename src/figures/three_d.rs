@@ -9,6 +9,7 @@ use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, whole, Opt, Param};
 use super::shared;
+use crate::hooks::use_scoped;
 use crate::model::choice::{options, Choice};
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::stage_layers;
@@ -538,11 +539,13 @@ impl Params for ThreeDParams {
             <div class="figure__diagram fig-3d">
                 <p class="fig-3d__caption">{move || data.with(|d| d.caption.clone())}</p>
                 <div class="fig-3d__scroll" tabindex="0" role="region" aria-label="The grid of GPUs, scrolls sideways">
-                    // The grid's head and body are rebuilt with its shape. Its cells
-                    // read the selection and the node numbering through memos made
-                    // with it (see widgets::rows for why): a few readers of `data`
-                    // left behind a rebuild, not five a cell and one a GPU.
+                    // The grid's head and body are rebuilt with its shape. They read
+                    // `data` through a relay made with them, which leaves with them
+                    // (hooks::use_scoped), and their cells read the selection and
+                    // the node numbering through memos of it: one reader a cell
+                    // and a GPU would otherwise be left in `data`'s list a rebuild.
                     {move || grid.with(|&(tensor, stage_count)| {
+                        let data = use_scoped(data);
                         let selected = Memo::new(move |_| data.with(|d| d.selected));
                         let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
                         let numbering = Memo::new(move |_| data.with(|d| d.numbering));

@@ -12,6 +12,7 @@
 use leptos::prelude::*;
 
 use super::scope::{is_tied, use_tie};
+use crate::hooks::{use_scoped, use_scoped_memo};
 
 /// One piece of an equation.
 #[derive(Clone, Debug, PartialEq)]
@@ -476,7 +477,10 @@ pub fn Equations(
     /// them, in this order.
     glossary: &'static [Symbol],
 ) -> impl IntoView {
-    let tie = use_tie();
+    // The equations may be dropped with a part rebuilt: their effect reads
+    // through relays that leave with them.
+    let tie = use_scoped(use_tie());
+    let equations = use_scoped_memo(move |_| equations.get());
     let root = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |shown: Option<Vec<Shown>>| {
         let Some(root) = root.get() else {

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::scope::control_id;
+use crate::hooks::use_scoped;
 use crate::model::number::parse_number;
 
 #[component]
@@ -35,6 +36,7 @@ pub fn NumberInput(
         control_id(param)
     };
     let error_id = format!("{id}-error");
+    let text = use_scoped(text);
     let error = RwSignal::new(None::<String>);
     // A value set from elsewhere (another control, a preset) replaces
     // whatever was typed, and with it the complaint about it.

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::scope::{is_tied, use_tie};
+use crate::hooks::{use_scoped, use_scoped_memo};
 
 use crate::model::units::{
     format_ratio, group_thousands, ByteUnit, Bytes, Flop, Fraction, Seconds,
@@ -208,10 +209,13 @@ pub fn Readout(
 ) -> impl IntoView {
     // Read once a change, and passed on only when it differs: callers hand in
     // derived signals that clone the readout on every read, and the view
-    // below reads it four times.
-    let data = Memo::new(move |_| data.get());
+    // below reads it four times. A readout may be dropped (a row of a panel,
+    // a part rebuilt): what it reads from outside it, it reads through a
+    // memo or relays that leave with it.
+    let data = use_scoped_memo(move |_| data.get());
     let unit = use_byte_unit();
-    let tie = use_tie();
+    let unit = use_scoped(unit);
+    let tie = use_scoped(use_tie());
     // The note's element comes and goes with the note; a new note only
     // rewrites its text (rebuilt, its class was set again each change).
     let has_note = Memo::new(move |_| data.with(|d| d.note.is_some()));
@@ -225,8 +229,9 @@ pub fn Readout(
         >
             <span class="readout__label">{move || data.with(|d| d.label.clone())}</span>
             <span class="readout__value">{move || data.with(|d| d.shown(unit.get()))}</span>
-            {move || has_note.get().then(|| view! {
-                <span class="readout__note">{move || data.with(|d| d.note.clone().unwrap_or_default())}</span>
+            {move || has_note.get().then(|| {
+                let data = use_scoped(data);
+                view! { <span class="readout__note">{move || data.with(|d| d.note.clone().unwrap_or_default())}</span> }
             })}
         </div>
     }
@@ -239,6 +244,7 @@ pub fn InWords(
     #[prop(into)]
     text: Signal<String>,
 ) -> impl IntoView {
+    let text = use_scoped(text);
     view! {
         <p class="figure__in-words" aria-live="polite">
             <strong>"In words. "</strong>

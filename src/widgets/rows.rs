@@ -5,22 +5,24 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+#[cfg(doc)]
+use crate::hooks::use_scoped;
+use crate::hooks::use_scoped_memo;
+
 /// One `row` per item of the list `items` picks from `data`, keyed by
 /// position. Each row reads its item through its own memo, so when the data
 /// changes only the attributes and text that differ are touched; when the
 /// list grows or shrinks, rows are added or dropped at its end and the others
 /// are left alone. (Rebuilding lists of views took about 40% of an update.)
 ///
-/// A row's view reads only its item and what it makes itself, never the
-/// figure's signals and memos directly. Leptos 0.8's reactive graph
-/// (reactive_graph 0.2) does not take a dropped reader out of the list of
-/// the signal or memo it read: a row removed, or a part of it rebuilt,
-/// leaves a dead entry in every source it read that outlives it, each
-/// change copies that list and each reader that runs again searches it.
-/// Rows that read the figure's memos left thousands of dead entries in a
-/// minute of dragging, and every input grew slower (the README, under
-/// "Performance"). A value every row needs goes into each item, or into a
-/// memo the row makes, which goes with it.
+/// A row reads `data` through its item's memo, which leaves with the row
+/// ([`use_scoped_memo`]): Leptos 0.8 keeps a dropped reader in the list of
+/// what it read, and rows that read the figure's memos left thousands of
+/// dead entries in a minute of dragging, every input growing slower (the
+/// README, under "Performance"). A row's view reads only its item and what
+/// it makes itself; a value every row needs goes into each item, and a
+/// long-lived source a row must read (the pointed-at key, the byte unit) is
+/// read through [`use_scoped`].
 pub fn rows<S, D, T, V>(
     data: S,
     items: fn(&D) -> &[T],
@@ -32,7 +34,8 @@ where
     T: Clone + PartialEq + Send + Sync + 'static,
     V: IntoView + 'static,
 {
-    let length = Memo::new(move |_| data.with(|d| items(d).len()));
+    // The list itself may be dropped with a part it belongs to.
+    let length = use_scoped_memo(move |_| data.with(|d| items(d).len()));
     by_position(
         length,
         Arc::new(move |i| {
@@ -41,7 +44,7 @@ where
                 return ().into_any();
             };
             // A row about to be dropped keeps its last item.
-            let item = Memo::new(move |previous: Option<&T>| {
+            let item = use_scoped_memo(move |previous: Option<&T>| {
                 data.with(|d| items(d).get(i).cloned())
                     .or_else(|| previous.cloned())
                     .unwrap_or_else(|| first.clone())

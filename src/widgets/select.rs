@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::scope::control_id;
+use crate::hooks::{use_scoped, use_scoped_memo};
 
 #[component]
 pub fn Select(
@@ -22,9 +23,10 @@ pub fn Select(
     #[prop(optional)]
     sources: Vec<(&'static str, &'static str)>,
 ) -> impl IntoView {
+    let selected = use_scoped(selected);
     let id = control_id(param);
     // A memo: the disclosure is rebuilt only when the source itself changes.
-    let source = Memo::new(move |_| {
+    let source = use_scoped_memo(move |_| {
         selected.with(|s| {
             sources
                 .iter()

@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlTextAreaElement;
 
 use super::export;
+use crate::hooks::use_scoped;
 
 /// Height the iframe snippet proposes, in CSS pixels, until `embed.js` fits
 /// it to the figure (the embedded page reports its real height).
@@ -62,6 +63,9 @@ fn CopyField(
     /// Rows of the text area.
     rows: u32,
 ) -> impl IntoView {
+    // Made while the panel is open, gone when it closes: it reads the
+    // figure's link through a relay that leaves with it.
+    let text = use_scoped(text);
     let field = NodeRef::<leptos::html::Textarea>::new();
     let status = RwSignal::new("");
     view! {
@@ -167,14 +171,16 @@ pub fn Share(
     view! {
         <details class="share" on:toggle=toggled>
             <summary class="share__summary">"Share or embed"</summary>
-            {move || open.get().then(|| view! {
+            {move || open.get().then(|| {
+                let (chosen, bare) = (use_scoped(theme), use_scoped(chrome));
+                view! {
                 <CopyField label="Link" text=link rows=2/>
                 <div class="share__options">
                     <label class="share__option" for=chrome_id.clone()>
                         <input
                             type="checkbox"
                             id=chrome_id.clone()
-                            prop:checked=move || !chrome.get()
+                            prop:checked=move || !bare.get()
                             on:change=move |event| chrome.set(!event_target_checked(&event))
                         />
                         " Figure only: no share panel or settings in the embed"
@@ -189,7 +195,7 @@ pub fn Share(
                         }
                     >
                         {THEMES.iter().map(|(label, value)| view! {
-                            <option value=*label selected=move || theme.get() == *value>{*label}</option>
+                            <option value=*label selected=move || chosen.get() == *value>{*label}</option>
                         }).collect_view()}
                     </select>
                 </div>
@@ -198,6 +204,7 @@ pub fn Share(
                     "The script fits the iframe to the figure as it changes. "
                     <a href="embed.html">"Every figure's options, for course authors"</a>
                 </p>
+                }
             })}
             <div class="share__actions share__files">
                 <button type="button" class="button" on:click=save_svg>"Save as SVG"</button>

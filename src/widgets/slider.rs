@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 
 use super::scope::control_id;
+use crate::hooks::use_scoped;
 
 #[component]
 pub fn Slider(
@@ -35,6 +36,10 @@ pub fn Slider(
     #[prop(optional)]
     ticks: Vec<f64>,
 ) -> impl IntoView {
+    // The control may be dropped (one shown only with some settings): it
+    // reads its inputs through memos that leave with it.
+    let [min, max, step, value] = [min, max, step, value].map(use_scoped);
+    let text = use_scoped(text);
     let id = control_id(param);
     let list = (!ticks.is_empty()).then(|| format!("{id}-ticks"));
     let marks = list.clone().map(|list| {

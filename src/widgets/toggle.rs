@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::scope::control_id;
+use crate::hooks::use_scoped;
 
 #[component]
 pub fn Toggle(
@@ -20,6 +21,7 @@ pub fn Toggle(
     /// Called with the id the reader picks.
     on_change: Callback<String>,
 ) -> impl IntoView {
+    let selected = use_scoped(selected);
     let name = control_id(param);
     view! {
         <fieldset class="control control--toggle" data-param=param>
@@ -65,6 +67,7 @@ pub fn Buttons(
     /// Called with the id of the button pressed.
     on_change: Callback<String>,
 ) -> impl IntoView {
+    let selected = use_scoped(selected);
     view! {
         <div class="control control--buttons" role="group" aria-label=label>
             <span class="control__label" aria-hidden="true">{label}</span>

@@ -9,7 +9,8 @@ import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
-const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+// The release build under test: dist/, or another build's folder (PARALLAX_DIST).
+const DIST = process.env.PARALLAX_DIST ?? fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The sub-path dist/ is served from, to prove asset URLs are relative. */
 export const PREFIX = '/courses/parallax/';
@@ -59,8 +60,8 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-/** Serves dist/ under PREFIX on 127.0.0.1; records every request path. */
-export async function serveDist() {
+/** Serves `dir` (dist/ by default) under PREFIX on 127.0.0.1; records every request path. */
+export async function serveDist(dir = DIST) {
   const requests = [];
   // Long enough for the hostile-URL tests' 100 KB query values.
   const server = createServer({ maxHeaderSize: 256 * 1024 }, async (request, response) => {
@@ -82,7 +83,7 @@ export async function serveDist() {
       return;
     }
     try {
-      const body = await readFile(join(DIST, relative));
+      const body = await readFile(join(dir, relative));
       response.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream' });
       response.end(body);
     } catch {

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useApp } from './harness.mjs';
+import { summarise } from './summary.mjs';
 import { mutationCounts, SWEEP_PAGES } from '../../bench/measure.mjs';
 
 const CEILINGS = {
@@ -33,6 +34,7 @@ const app = useApp();
 test('every slider step touches no more DOM nodes than its figure\'s ceiling', async () => {
   const rows = await mutationCounts(app.browser, app.server.base);
   console.log(rows.map((r) => `${r.page}: ${r.steps} steps, median ${r.median}, max ${r.max} (${r.worst})`).join('\n'));
+  await summarise('nodes', rows.map((row) => ({ ...row, ceiling: CEILINGS[row.page]?.nodes })));
   const swept = SWEEP_PAGES.filter((p) => CEILINGS[p.name]).map((p) => p.name);
   assert.deepEqual(rows.map((r) => r.page), swept, 'every page with a slider is swept and has a ceiling');
   for (const row of rows) {

@@ -572,7 +572,8 @@ impl Params for LabParams {
                         .into_any(),
                         _ => view! {
                             <div class="readout readout--pending">
-                                <span class="readout__label">{move || slot.with(|(label, _)| *label)}</span>
+                                // A slot's label never changes: read once, not followed.
+                                <span class="readout__label">{slot.with_untracked(|(label, _)| *label)}</span>
                                 <span class="readout__value">"measuring…"</span>
                             </div>
                         }
