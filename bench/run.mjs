@@ -23,10 +23,14 @@ const { values: options } = parseArgs({
     ref: { type: 'string' },
     'ref-name': { type: 'string', default: 'ref' },
     rounds: { type: 'string', default: '3' },
+    // The build measured against it: this checkout's dist/ unless given.
+    new: { type: 'string' },
     steps: { type: 'string', default: '30' },
     loads: { type: 'string', default: '5' },
     // Kinds of measure left out: startup, sweep, drag, search, lighthouse, nodes.
     skip: { type: 'string', default: '' },
+    // Only these sweep pages (names as printed, comma-separated): all unless given.
+    pages: { type: 'string' },
     out: { type: 'string', default: 'bench/results.json' },
     // Print the tables of an earlier run's JSON again, without measuring.
     from: { type: 'string' },
@@ -34,7 +38,7 @@ const { values: options } = parseArgs({
 });
 const log = (text) => process.stderr.write(`${text}\n`);
 const skipped = new Set(options.skip.split(',').filter(Boolean));
-const NEW_DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const NEW_DIST = options.new ?? fileURLToPath(new URL('../dist/', import.meta.url));
 
 /** A ratio at most this (new/ref, or ref/new where more is better) is no regression. */
 const REGRESSION = 1.15;
@@ -89,7 +93,8 @@ async function round(number, rounds, browser, builds, audit) {
   if (!skipped.has('sweep')) {
     for (const rate of [1, 4]) {
       say(`every control swept, ${steps} changes a control, at ${rate}x CPU`);
-      await each(SWEEP_PAGES, async (page, build) => {
+      const only = options.pages?.split(',');
+      await each(SWEEP_PAGES.filter((page) => !only || only.includes(page.name)), async (page, build) => {
         const [row] = await responsiveness(browser, builds[build].base, { rate, steps, pages: [page] });
         const target = TARGETS.sweep[rate];
         record(`step p50 ms, ${page.name} at ${rate}x`, build, row.median, { kind: 'sweep', target: target?.p50 });
