@@ -7,6 +7,7 @@
 mod common;
 
 use common::readout;
+use parallax::figures::figure::Params;
 
 fn within(value: f64, expected: f64, share: f64) {
     assert!(
@@ -246,5 +247,68 @@ fn idle_gpus_count_the_context_degree() {
     assert_eq!(
         plan.spare_memory(estimate.total).value(),
         capacity - reserve - estimate.total.value()
+    );
+}
+
+/// Traffic by link (issue 36): Llama 3 8B on two 8-GPU H100 nodes with
+/// t 8 keeps each tensor-parallel group inside a node (Megatron-LM's rank
+/// order puts tensor ranks next to each other), so only the data-parallel
+/// all-reduce between the two replicas crosses the network: 2(d − 1)/d ×
+/// 2 bytes × Ψ/t with d = 2 and t = 8, Ψ/4 bytes. The network warning
+/// names that reduction, and it hides behind the backward pass here; the
+/// tensor-parallel all-reduces stay on NVLink.
+#[test]
+fn a_node_of_tensor_parallelism_sends_only_the_reduction_over_the_network() {
+    let query = "model=llama3-8b&gpu=h100-sxm&gpus=16&tp=8&sp=1&batch=64";
+    let psi = readout("planner", query, "params");
+    let network = readout("planner", query, "network-traffic-per-step");
+    let nvlink = readout("planner", query, "nvlink-traffic-per-step");
+    let total = readout("planner", query, "traffic-per-step");
+    within(network, psi / 4.0, 0.01);
+    assert!(
+        nvlink > 10.0 * network,
+        "{nvlink} over NVLink, {network} over the network"
+    );
+    within(nvlink + network, total, 1e-9);
+    let params = parallax::figures::planner::PlannerParams::from_query(
+        &parallax::model::query::Query::parse(query),
+        &mut Vec::new(),
+    );
+    let words = parallax::figures::planner::data(&params).timing;
+    assert!(!words.contains("network"), "{words}");
+    // Pure data parallelism on the same GPUs: every byte crosses the network.
+    let pure = "model=llama3-8b&gpu=h100-sxm&gpus=16&batch=64";
+    assert_eq!(readout("planner", pure, "nvlink-traffic-per-step"), 0.0);
+    within(
+        readout("planner", pure, "network-traffic-per-step"),
+        readout("planner", pure, "traffic-per-step"),
+        1e-9,
+    );
+}
+
+/// ZeRO-3 on 64 GPUs (8 nodes) gathers 7e9 parameters' 2-byte weights
+/// twice and reduce-scatters their 2-byte gradients for each of 16
+/// micro-batches: 16 × 6 × 7e9 × 63/64 = 661.5 GB over the network
+/// (Rajbhandari et al. 2020, 7.2.2), which at 50 GB/s outlasts the
+/// backward pass: the words say so and name the reduction and its link.
+#[test]
+fn zero_3_traffic_that_does_not_hide_is_named_with_its_link() {
+    let query = "planner";
+    let q = "params=7e9&gpus=64&batch=1024&gpu=h100-sxm&stage=3&micro-batch=1";
+    within(
+        readout(query, q, "network-traffic-per-step"),
+        16.0 * 6.0 * 7e9 * 63.0 / 64.0,
+        0.001,
+    );
+    let params = parallax::figures::planner::PlannerParams::from_query(
+        &parallax::model::query::Query::parse(q),
+        &mut Vec::new(),
+    );
+    let words = parallax::figures::planner::data(&params).timing;
+    assert!(
+        words.contains(
+            "The data-parallel reduction sends 661.5 GB a GPU a step over the network at 50 GB/s"
+        ),
+        "{words}"
     );
 }

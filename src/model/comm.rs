@@ -31,13 +31,11 @@ impl Links {
         }
     }
 
-    /// The link a group of `span` consecutive GPUs talks over: NVLink when
-    /// it fits in a node, else the network.
-    pub fn for_span(&self, span: u32) -> BytesPerSecond {
-        if span <= self.gpus_per_node.max(1) {
-            self.nvlink
-        } else {
-            self.network
+    /// A link's bandwidth a GPU, each way.
+    pub fn bandwidth(&self, link: Link) -> BytesPerSecond {
+        match link {
+            Link::NvLink => self.nvlink,
+            Link::Network => self.network,
         }
     }
 }

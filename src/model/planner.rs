@@ -15,20 +15,21 @@
 //! GPU keeps `reserve` of its memory back. Traffic a step: the data-parallel
 //! synchronisation, four tensor-parallel all-reduces a layer a micro-batch,
 //! each pipeline boundary's activations forward and gradients back, the
-//! experts' all-to-alls and the context ring. Time: the step's FLOP (and
-//! recomputation's) at the GPU's peak × its share while busy (`busy-util`,
-//! or what gives a published `step-mfu`), stretched by the bubble; the
-//! step's breakdown adds the communication that is not hidden.
+//! experts' all-to-alls and the context ring, each group on the link its
+//! ranks sit on ([`Group`]). Time: the step's FLOP (and recomputation's)
+//! at the GPU's peak × its share while busy (`busy-util`, or what gives a
+//! published `step-mfu`), stretched by the bubble; the step's breakdown
+//! adds the communication that is not hidden.
 
 use super::activations::{hidden_state, stage_activations, ActivationSetup, Recompute};
 use super::choice::Choice;
-use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Links};
+use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Link, Links};
 use super::compute::{flop_per_token, recompute_flop_per_token, FlopCount, Rate};
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{bubble, layers_per_stage, runnable_micro_batches, stage_layers, Schedule};
 use super::presets::Architecture;
 use super::tensor::sent_per_gpu_per_layer;
-use super::units::{Bytes, BytesPerSecond, Flop, Seconds};
+use super::units::{Bytes, Flop, Seconds};
 
 /// Everything the planner needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,7 +78,8 @@ pub enum LayoutProblem {
     ExpertsDoNotDivide { ep: u32, data: u32 },
 }
 
-/// Where a step's time goes, in seconds: each term from the estimator.
+/// Where a step's time goes, in seconds: each term from the estimator,
+/// each kind of traffic on its group's link ([`Group`]).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct StepBreakdown {
     /// The model's FLOP at the sustained rate.
@@ -119,8 +121,14 @@ pub struct PlanEstimate {
     pub state_fits: bool,
     /// Whether every stage's state and activations fit it.
     pub fits: bool,
-    /// Everything one GPU sends a step.
+    /// Everything one GPU sends a step: `nvlink_traffic` + `network_traffic`.
     pub traffic: Bytes,
+    /// What it sends over NVLink, inside its node.
+    pub nvlink_traffic: Bytes,
+    /// What it sends over the network, to other nodes.
+    pub network_traffic: Bytes,
+    /// Each group's traffic and link, in [`Group`]'s order.
+    pub groups: [GroupTraffic; 5],
     /// The experts' all-to-alls among it: dispatch and combine, forward and backward.
     pub all_to_all: Bytes,
     /// The context ring's K and V exchange among it.
@@ -141,11 +149,40 @@ pub struct PlanEstimate {
     pub busy: f64,
 }
 
+/// The groups a GPU talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    Tensor,
+    Context,
+    Experts,
+    Pipeline,
+    Data,
+}
+
 impl PlanEstimate {
-    /// The bandwidth that would carry a step's traffic within the step:
-    /// what one GPU sends a step over the step's time.
-    pub fn bandwidth_to_hide_traffic(&self) -> BytesPerSecond {
-        BytesPerSecond(self.traffic.value() / self.step_time.value().max(f64::MIN_POSITIVE))
+    /// What one GPU sends `group` a step, and over which link.
+    pub fn group(&self, group: Group) -> GroupTraffic {
+        self.groups[group as usize]
+    }
+}
+
+/// What one GPU sends a step to one group, and over which link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupTraffic {
+    pub group: Group,
+    pub sent: Bytes,
+    pub link: Link,
+}
+
+/// The link a group of `size` ranks, `stride` apart, runs over (ranks in
+/// Megatron-LM's default order, tensor fastest, then context, experts
+/// within data, data, pipeline: `megatron/core/parallel_state.py`,
+/// `order="tp-cp-ep-dp-pp"`): NVLink when the group lies within one node.
+pub fn link_of(links: &Links, stride: u32, size: u32) -> Link {
+    if size <= 1 || stride.saturating_mul(size) <= links.gpus_per_node.max(1) {
+        Link::NvLink
+    } else {
+        Link::Network
     }
 }
 
@@ -436,6 +473,23 @@ impl Plan {
             model_flop + recompute_flop_per_token(setup.recompute, &self.arch, seq) * step_tokens;
         let gpus = f64::from(self.gpus_used());
         let stretch = 1.0 / (1.0 - bubble).max(f64::MIN_POSITIVE);
+        let links = &self.links;
+        let groups = [
+            (Group::Tensor, tensor_traffic, link_of(links, 1, t)),
+            (Group::Context, context_traffic, link_of(links, t, cp)),
+            (Group::Experts, all_to_all, link_of(links, t * cp, ep)),
+            (Group::Pipeline, boundary, link_of(links, t * cp * d, p)),
+            (Group::Data, data_traffic, link_of(links, t * cp, d)),
+        ]
+        .map(|(group, sent, link)| GroupTraffic { group, sent, link });
+        let on = |link: Link| {
+            groups
+                .iter()
+                .filter(|g| g.link == link)
+                .fold(Bytes(0.0), |sum, g| sum + g.sent)
+        };
+        let seconds = |g: &GroupTraffic| g.sent.over(links.bandwidth(g.link)).value();
+        let [tensor_group, context_group, experts_group, _, data_group] = &groups;
         // Given the MFU over whole steps, the rate while busy is the one
         // that gives it: MFU × (hardware FLOP / model FLOP) / (1 − bubble).
         let busy_share = match self.step_mfu {
@@ -450,13 +504,11 @@ impl Plan {
         let breakdown = {
             let compute = model_flop / sustained;
             let recompute = busy - compute;
-            let over = |bytes: Bytes, span: u32| bytes.over(self.links.for_span(span)).value();
-            let tensor = over(tensor_traffic, t);
-            let exchange = over(context_traffic, t * cp) + over(all_to_all, t * cp * ep);
+            let tensor = seconds(tensor_group);
+            let exchange = seconds(context_group) + seconds(experts_group);
             let working = compute + recompute + tensor + exchange;
             // Gradients are reduced as the backward pass (two thirds of the arithmetic) goes.
-            let data = (over(data_traffic, self.gpus_used()) - (2.0 / 3.0) * (compute + recompute))
-                .max(0.0);
+            let data = (seconds(data_group) - (2.0 / 3.0) * (compute + recompute)).max(0.0);
             StepBreakdown {
                 compute,
                 recompute,
@@ -477,7 +529,10 @@ impl Plan {
             // A layout that cannot run fits nowhere.
             state_fits: usable && fits(state.total(), self.usable_memory()),
             fits: usable && fits(total, self.usable_memory()),
-            traffic: data_traffic + tensor_traffic + boundary + all_to_all + context_traffic,
+            traffic: on(Link::NvLink) + on(Link::Network),
+            nvlink_traffic: on(Link::NvLink),
+            network_traffic: on(Link::Network),
+            groups,
             all_to_all,
             context_traffic,
             bubble,

@@ -20,8 +20,8 @@
 //!
 //! The estimate is a model, good to about [`TIED_WITHIN`] against published
 //! runs at best (`runs.rs`), so layouts whose steps lie that close to the
-//! fastest are tied: among them the one with the most memory to spare
-//! comes first, then the fastest.
+//! fastest are tied: among them the smallest model-parallel group t·p comes
+//! first, then the fewest stages, then the most memory to spare.
 
 use super::activations::{ActivationSetup, Recompute};
 use super::choice::Choice;
@@ -273,12 +273,22 @@ fn rank(best: &mut Vec<Found>) {
 }
 
 /// Whether `a` is listed before `b` (or with it): tied before untied; tied
-/// ones by memory to spare, the others by step.
+/// ones as Narayanan et al. 2021 advise (section 3.3, takeaway 2: model
+/// parallelism t·p only as large as the model needs, the rest data
+/// parallel): the smallest t·p, then the fewest stages, then the most
+/// memory to spare; the others by step.
 fn shown_before(a: &Found, b: &Found) -> bool {
+    let advised = |f: &Found| {
+        (
+            f.plan.tensor * f.plan.pipeline,
+            f.plan.pipeline,
+            -f.headroom(),
+        )
+    };
     match (a.tied, b.tied) {
         (true, false) => true,
         (false, true) => false,
-        (true, true) => a.headroom() >= b.headroom(),
+        (true, true) => advised(a).partial_cmp(&advised(b)) != Some(std::cmp::Ordering::Greater),
         (false, false) => a.step() <= b.step(),
     }
 }

@@ -3,8 +3,9 @@
 //! readouts and the search's table.
 
 use super::formulas::equations;
-use super::words::{caveat, in_billions, rate_note, timing, verdict};
+use super::words::{capitalised, caveat, in_billions, rate_note, timing, verdict};
 use super::*;
+use crate::model::planner::Group;
 
 /// Everything the `planner` view draws.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +36,8 @@ pub struct PlannerData {
     pub micro_batches: ReadoutData,
     pub bubble: ReadoutData,
     pub step_time: ReadoutData,
+    pub nvlink_traffic: ReadoutData,
+    pub network_traffic: ReadoutData,
     pub tokens_per_gpu_per_second: ReadoutData,
     pub train_time: ReadoutData,
     pub mfu: ReadoutData,
@@ -133,13 +136,16 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         peak_stage(&plan, &estimate),
         estimate.traffic,
     );
-    let mut shape_chars = summary.chars();
-    let summary = shape_chars.next().map_or(String::new(), |first| {
-        std::iter::once(first.to_ascii_uppercase())
-            .chain(shape_chars)
-            .collect()
-    });
+    let summary = capitalised(&summary);
     let rate = rate_note(params, &estimate);
+    let over_its_link = |group: Group| {
+        let traffic = estimate.group(group);
+        format!(
+            "{} over {}",
+            traffic.sent.over(plan.links.bandwidth(traffic.link)),
+            traffic.link.phrase()
+        )
+    };
     let arch = plan.arch;
     let dimensions = format!(
         "{} layers, width {}, sequence {}",
@@ -195,6 +201,18 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "Sent per GPU, per step",
             estimate.traffic,
         ),
+        nvlink_traffic: ReadoutData::bytes(
+            "nvlink-traffic-per-step",
+            "Over NVLink, per GPU, per step",
+            estimate.nvlink_traffic,
+        )
+        .with_note(format!("at {}", plan.links.nvlink)),
+        network_traffic: ReadoutData::bytes(
+            "network-traffic-per-step",
+            "Over the network, per GPU, per step",
+            estimate.network_traffic,
+        )
+        .with_note(format!("at {}", plan.links.network)),
         micro_batches: ReadoutData::count(
             "micro-batches",
             "Micro-batches a step",
@@ -242,24 +260,13 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "Experts' all-to-all per GPU, per step",
             estimate.all_to_all,
         )
-        .with_note(format!(
-            "{} over its link",
-            estimate.all_to_all.over(
-                plan.links
-                    .for_span(plan.tensor * plan.context * plan.experts)
-            )
-        )),
+        .with_note(over_its_link(Group::Experts)),
         cp_traffic: ReadoutData::bytes(
             "cp-traffic-per-step",
             "Context ring per GPU, per step",
             estimate.context_traffic,
         )
-        .with_note(format!(
-            "{} over its link",
-            estimate
-                .context_traffic
-                .over(plan.links.for_span(plan.tensor * plan.context))
-        )),
+        .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
         verdict,
         timing,

@@ -34,9 +34,7 @@ use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MOD
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, STEP_MFU, TOP_K};
 use crate::model::tensor;
-use crate::model::units::{
-    counted, group_thousands, within, Bytes, BytesPerSecond, Count, Fraction, Seconds,
-};
+use crate::model::units::{counted, group_thousands, within, Bytes, Count, Fraction, Seconds};
 use crate::widgets::{num, Better, Equation, Piece, Prediction, ReadoutData, Unit};
 
 mod data;
@@ -428,6 +426,8 @@ impl Params for PlannerParams {
             d.state_fits.clone(),
             d.fits.clone(),
             d.traffic.clone(),
+            d.nvlink_traffic.clone(),
+            d.network_traffic.clone(),
             d.micro_batches.clone(),
             d.bubble.clone(),
             d.step_time.clone(),

@@ -2,6 +2,7 @@
 //! fits, the step and the run in words with what they take for granted.
 
 use super::*;
+use crate::model::planner::Group;
 
 pub(super) fn describe(fix: Fix, plan: &Plan) -> String {
     match fix {
@@ -176,17 +177,18 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
             group_thousands(micro_batch)
         ));
     }
-    let network = params.scenario.gpu().network.value();
-    let needed = estimate.bandwidth_to_hide_traffic().value();
-    // A published MFU comes from steps that carried their traffic.
-    if plan.gpus > params.scenario.gpu.gpus_per_node && needed > network && plan.step_mfu.is_none()
-    {
+    // The data-parallel reduction that outlasts the backward pass
+    // lengthens the step with its communication (`StepBreakdown`): say so,
+    // naming the link it takes. (A published MFU's steps carried their traffic.)
+    let data = estimate.group(Group::Data);
+    if estimate.breakdown.data > 0.0 && plan.step_mfu.is_none() {
         text.push_str(&format!(
-            " Sending {} a step needs {}/s a GPU, more than its {} network link: communication would not hide behind \
-             computation, and the step would be longer than this.",
-            estimate.traffic,
-            Bytes(needed),
-            BytesPerSecond(network)
+            " The data-parallel reduction sends {} a GPU a step over {} at {}: it outlasts the backward pass it \
+             overlaps, and a step with its communication waits {} more for it.",
+            data.sent,
+            data.link.phrase(),
+            plan.links.bandwidth(data.link),
+            Seconds(estimate.breakdown.data),
         ));
     }
     text
@@ -204,4 +206,12 @@ pub(super) fn rate_note(params: &PlannerParams, estimate: &PlanEstimate) -> Stri
         ),
         None => shared::rate_note(&params.scenario),
     }
+}
+
+/// `text` with its first letter a capital (every sentence here starts in ASCII).
+pub(super) fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |first| {
+        first.to_ascii_uppercase().to_string() + chars.as_str()
+    })
 }
