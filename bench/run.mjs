@@ -68,7 +68,8 @@ async function figuresOf(dir) {
 }
 
 /** The figure a sweep page belongs to ('pp 8x64' is pp's). */
-const figureOf = (page) => page.name.split(' ')[0];
+/** The figure a page shows alone (`?fig=`), or undefined for the full page, which every build has. */
+const figureOf = (page) => /fig=([^&]+)/.exec(page.query)?.[1];
 
 /** One round: every measure of both builds, one build and then the other. */
 async function round(number, rounds, browser, builds, audit) {
@@ -76,7 +77,8 @@ async function round(number, rounds, browser, builds, audit) {
   const each = async (pages, measure) => {
     for (const page of pages) {
       for (const build of order) {
-        if (builds[build].figures.has(figureOf(page))) await measure(page, build);
+        const figure = figureOf(page);
+        if (!figure || builds[build].figures.has(figure)) await measure(page, build);
       }
     }
   };
