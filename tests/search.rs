@@ -155,3 +155,43 @@ fn llama_3s_own_layout_is_among_the_tied_best() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Issue 36 (filed as 26): one step time. Llama 3 70B on 256 H100s, batch
+/// 512: each of the search's first layouts, entered in the planner as its
+/// "Use" button enters it, shows the step the search listed, and the
+/// planner's time bar adds up to that step.
+#[test]
+fn a_layout_used_shows_the_step_the_search_listed() {
+    use parallax::model::choice::Choice;
+    let base = "model=llama3-70b&gpu=h100-sxm&gpus=256&batch=512";
+    let plan = PlannerParams::from_query(&Query::parse(base), &mut Vec::new()).plan();
+    let result = search(&plan);
+    assert!(result.best.len() >= 3);
+    for found in result.best.iter().take(3) {
+        let p = &found.plan;
+        let query = format!(
+            "{base}&tp={}&pp={}&stage={}&schedule={}&chunks={}&micro-batch={}&sp={}&recompute={}",
+            p.tensor,
+            p.pipeline,
+            p.stage.id(),
+            p.schedule.id(),
+            p.chunks,
+            p.activations.micro_batch,
+            u8::from(p.activations.sequence_parallel),
+            p.activations.recompute.id(),
+        );
+        let params = PlannerParams::from_query(&Query::parse(&query), &mut Vec::new());
+        let data = parallax::figures::planner::data(&params);
+        let step = data.step_time.value;
+        assert!(
+            (step / found.step() - 1.0).abs() < 1e-12,
+            "{query}: {step} against {}",
+            found.step()
+        );
+        let bar: f64 = data.step.iter().map(|part| part.time.value()).sum();
+        assert!(
+            (bar / step - 1.0).abs() < 1e-12,
+            "{query}: the bar adds up to {bar}"
+        );
+    }
+}

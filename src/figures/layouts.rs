@@ -134,7 +134,8 @@ pub fn search_data(base: &Plan) -> SearchData {
     let ranking = if tied > 1 {
         format!(
             " The first {tied} are within {} of the fastest step, closer than this model can tell \
-             apart, so they are tied: they are listed with the most memory to spare first.",
+             apart, so they are tied: the smallest t × p first, then the fewest stages, then the most \
+             memory to spare.",
             Fraction(TIED_WITHIN)
         )
     } else {

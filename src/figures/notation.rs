@@ -33,6 +33,8 @@ pub const GLOSSARY: &[Symbol] = &[
     symbol("D", "", "the training tokens"),
     symbol("T", "", "time"),
     symbol("T", "step", "the time of one step"),
+    symbol("T", "comm", "the communication layers wait for"),
+    symbol("T", "dp", "the data-parallel reduction not hidden"),
     symbol("N", "", "GPUs"),
     symbol(
         "n",

@@ -16,10 +16,13 @@
 //! synchronisation, four tensor-parallel all-reduces a layer a micro-batch,
 //! each pipeline boundary's activations forward and gradients back, the
 //! experts' all-to-alls and the context ring, each group on the link its
-//! ranks sit on ([`Group`]). Time: the step's FLOP (and recomputation's)
-//! at the GPU's peak × its share while busy (`busy-util`, or what gives a
-//! published `step-mfu`), stretched by the bubble; the step's breakdown
-//! adds the communication that is not hidden.
+//! ranks sit on ([`Group`]). Time, one step ([`StepBreakdown`]): the
+//! step's FLOP (and recomputation's) at the GPU's peak × its share while
+//! busy (`busy-util`, or what gives a published `step-mfu` over the whole
+//! step), plus the communication on the critical path, both stretched by
+//! the bubble, plus the data-parallel reduction the backward pass does not
+//! hide. Every other time (the run, MFU, tokens a second, the search, the
+//! comparison) derives from that one step.
 
 use super::activations::{hidden_state, stage_activations, ActivationSetup, Recompute};
 use super::choice::Choice;
@@ -79,20 +82,25 @@ pub enum LayoutProblem {
 }
 
 /// Where a step's time goes, in seconds: each term from the estimator,
-/// each kind of traffic on its group's link ([`Group`]).
+/// each kind of traffic on its group's link ([`Group`]); [`total`](Self::total)
+/// is the step (`PlanEstimate::step_time`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct StepBreakdown {
     /// The model's FLOP at the sustained rate.
     pub compute: f64,
     /// Recomputation's extra forward passes.
     pub recompute: f64,
-    /// Tensor-parallel all-reduces, on the critical path.
+    /// Tensor-parallel all-reduces, on the critical path: each layer waits
+    /// for its own (Shoeybi et al. 2019, section 3).
     pub tensor: f64,
-    /// The experts' all-to-alls and the context ring's K/V exchange.
+    /// The experts' all-to-alls and the context ring's K/V exchange, on the
+    /// critical path as the planner counts them (none overlapped).
     pub exchange: f64,
-    /// Idle pipeline stages: the rest of the step times b/(1 − b).
+    /// Idle pipeline stages: the arithmetic and the critical communication
+    /// times b/(1 − b) (a stage idles for its neighbours' whole slots).
     pub bubble: f64,
-    /// Data-parallel traffic that outlasts the backward pass it overlaps.
+    /// Data-parallel traffic that outlasts the backward pass it overlaps
+    /// ([`exposed_reduction`]).
     pub data: f64,
 }
 
@@ -136,9 +144,9 @@ pub struct PlanEstimate {
     pub bubble: f64,
     /// The arithmetic of one step on all GPUs, recomputation included.
     pub step_flop: Flop,
-    /// One global batch: compute and recomputation at the sustained rate, stretched by the bubble.
+    /// One global batch: `breakdown.total()`.
     pub step_time: Seconds,
-    /// The same step with the communication that does not overlap.
+    /// Where the step's time goes.
     pub breakdown: StepBreakdown,
     pub tokens_per_gpu_per_second: f64,
     /// `tokens` of training.
@@ -490,34 +498,35 @@ impl Plan {
         };
         let seconds = |g: &GroupTraffic| g.sent.over(links.bandwidth(g.link)).value();
         let [tensor_group, context_group, experts_group, _, data_group] = &groups;
-        // Given the MFU over whole steps, the rate while busy is the one
-        // that gives it: MFU × (hardware FLOP / model FLOP) / (1 − bubble).
+        let critical = seconds(tensor_group) + seconds(context_group) + seconds(experts_group);
+        let reduction = seconds(data_group);
+        let peak = gpus * self.rate.peak.value();
+        // Given the MFU over whole steps, the rate while busy is the one for
+        // which the whole step, communication included, gives it.
         let busy_share = match self.step_mfu {
             Some(mfu) => {
-                (mfu * hardware_flop / model_flop.max(f64::MIN_POSITIVE) * stretch).min(1.0)
+                let step = model_flop / (peak * mfu.max(f64::MIN_POSITIVE));
+                let computing = computing_for_step(step, critical, reduction, stretch);
+                if computing > 0.0 {
+                    (hardware_flop / (peak * computing)).min(1.0)
+                } else {
+                    1.0
+                }
             }
             None => self.rate.busy,
         };
-        let sustained = gpus * self.rate.peak.value() * busy_share;
-        let busy = hardware_flop / sustained;
-        let step = busy * stretch;
-        let breakdown = {
-            let compute = model_flop / sustained;
-            let recompute = busy - compute;
-            let tensor = seconds(tensor_group);
-            let exchange = seconds(context_group) + seconds(experts_group);
-            let working = compute + recompute + tensor + exchange;
-            // Gradients are reduced as the backward pass (two thirds of the arithmetic) goes.
-            let data = (seconds(data_group) - (2.0 / 3.0) * (compute + recompute)).max(0.0);
-            StepBreakdown {
-                compute,
-                recompute,
-                tensor,
-                exchange,
-                bubble: working * (stretch - 1.0),
-                data,
-            }
+        let sustained = peak * busy_share;
+        let compute = model_flop / sustained;
+        let recompute = hardware_flop / sustained - compute;
+        let breakdown = StepBreakdown {
+            compute,
+            recompute,
+            tensor: seconds(tensor_group),
+            exchange: seconds(context_group) + seconds(experts_group),
+            bubble: (compute + recompute + critical) * (stretch - 1.0),
+            data: exposed_reduction(reduction, compute + recompute),
         };
+        let step = breakdown.total();
         let usable = self.problem().is_none();
         PlanEstimate {
             data: d,
@@ -541,9 +550,33 @@ impl Plan {
             breakdown,
             tokens_per_gpu_per_second: step_tokens / step / gpus,
             train_time: Seconds(self.tokens / step_tokens * step),
-            mfu: model_flop / (gpus * self.rate.peak.value() * step),
+            mfu: model_flop / (peak * step),
             busy: busy_share,
         }
+    }
+}
+
+/// The data-parallel reduction's seconds that outlast the backward pass:
+/// gradients are reduced bucket by bucket as the backward pass (two thirds
+/// of the arithmetic, `computing` seconds in all) produces them, as
+/// Megatron-LM's and PyTorch DDP's bucketing do (Li et al. 2020, section
+/// 3.2.3), so only what is left when it ends lengthens the step.
+pub fn exposed_reduction(reduction: f64, computing: f64) -> f64 {
+    (reduction - (2.0 / 3.0) * computing).max(0.0)
+}
+
+/// The arithmetic's seconds (`computing`) for which a step is `step`
+/// seconds, the step being [`StepBreakdown::total`]: (computing +
+/// `critical`) × `stretch` + [`exposed_reduction`]`(reduction, computing)`;
+/// ≤ 0 when the communication alone takes longer. The step grows with the
+/// arithmetic at `stretch` a second (at `stretch` − 2/3 while the reduction
+/// outlasts the backward pass; `stretch` ≥ 1), so one of the two pieces holds.
+pub fn computing_for_step(step: f64, critical: f64, reduction: f64, stretch: f64) -> f64 {
+    let hidden = step / stretch - critical;
+    if exposed_reduction(reduction, hidden) == 0.0 {
+        hidden
+    } else {
+        (step - critical * stretch - reduction) / (stretch - 2.0 / 3.0)
     }
 }
 

@@ -72,7 +72,8 @@ impl Rejection {
 
 /// How close to the fastest a layout's step must be to count as tied with
 /// it: 10%, the model's distance from the published runs it is checked
-/// against (`runs.rs`: Llama 2 70B's GPU-hours 1.10 times theirs).
+/// against (at the default rate the six published steps fall within −10%
+/// and +6%: `tests/published_runs.rs`).
 pub const TIED_WITHIN: f64 = 0.10;
 
 /// A layout that fits, with what the estimator says of it.
@@ -85,9 +86,10 @@ pub struct Found {
 }
 
 impl Found {
-    /// Its predicted step, communication included, in seconds.
+    /// Its predicted step, communication included, in seconds: the
+    /// planner's `step-time` for the layout.
     pub fn step(&self) -> f64 {
-        self.estimate.breakdown.total()
+        self.estimate.step_time.value()
     }
 
     /// The memory its most loaded GPU has to spare, in bytes.
@@ -254,8 +256,8 @@ fn keep(best: &mut Vec<Found>, found: Found) {
 }
 
 /// Orders the fastest layouts as the page shows them, and keeps [`KEEP`]:
-/// those tied with the fastest first, most memory to spare first; then the
-/// rest by step.
+/// those tied with the fastest first, the smallest t·p, then the fewest
+/// stages, then the most memory to spare first; then the rest by step.
 fn rank(best: &mut Vec<Found>) {
     let Some(fastest) = best.first().map(Found::step) else {
         return;

@@ -237,18 +237,15 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         .with_note(rate),
         mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu).better(Better::Higher),
         step: step_parts(&estimate.breakdown),
-        step_total: if plan.step_mfu.is_some() {
-            format!(
-                "A published MFU is over measured steps, communication included; adding the model's own \
-                 estimate of what does not overlap would make a step {}, which counts it twice.",
-                Seconds(estimate.breakdown.total())
-            )
-        } else {
-            format!(
-                "With its communication (what does not overlap), a step takes {}; the step time above counts arithmetic and bubble only.",
-                Seconds(estimate.breakdown.total())
-            )
-        },
+        step_total: format!(
+            "Where the step's {} go (the parts add up to the step time){}:",
+            Seconds(estimate.breakdown.total()),
+            if plan.step_mfu.is_some() {
+                "; the rate while computing is the one for which this whole step gives the published MFU"
+            } else {
+                ""
+            }
+        ),
         params: in_billions(ReadoutData::count("params", "Parameters", plan.params)),
         active_params: in_billions(ReadoutData::count(
             "active-params",

@@ -84,37 +84,55 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
             rows: vec![symbol, value, equations::result(&activations)],
         });
     }
+    // Seconds to three figures, as the row's other numbers.
+    let seconds = |value: f64| [num(significant(value, 3)), Piece::Unit("s")];
+    let step = &estimate.breakdown;
+    let mut arithmetic = vec![Piece::Frac(
+        vec![Piece::Sci(estimate.step_flop.value()), Piece::Unit("FLOP")],
+        vec![
+            num(group_thousands(f64::from(plan.gpus_used()))),
+            times(),
+            // The rate used: with `step-mfu` given, the one that gives it.
+            Piece::Sci(plan.rate.peak.value() * estimate.busy),
+            Piece::Unit("FLOP/s"),
+        ],
+    )];
+    arithmetic.push(Piece::Op("+"));
+    arithmetic.extend(seconds(step.tensor + step.exchange));
+    let mut values = vec![Piece::Frac(
+        arithmetic,
+        vec![Piece::Group(vec![
+            num(1),
+            Piece::Op("−"),
+            Piece::Value(d.bubble.text.clone(), "bubble"),
+        ])],
+    )];
+    values.push(Piece::Op("+"));
+    values.extend(seconds(step.data));
     all.push(Equation {
         words: format!(
-            "A step takes its FLOP over N GPUs at rate X, divided by one minus the bubble: {}",
+            "A step: its FLOP over N GPUs at rate X and the communication layers wait for, over one minus the \
+             bubble, plus the data-parallel reduction left when the backward pass ends: {}",
             d.step_time.text
         ),
         left: vec![Piece::Var("T", "step", "step-time")],
         rows: vec![
-            vec![Piece::Frac(
-                vec![Piece::Var("C", "step", "")],
-                vec![
-                    var("N", "gpus"),
-                    var("X", "gpu busy-util"),
-                    Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")]),
-                ],
-            )],
-            vec![Piece::Frac(
-                vec![Piece::Sci(estimate.step_flop.value()), Piece::Unit("FLOP")],
-                vec![
-                    num(group_thousands(f64::from(plan.gpus_used()))),
-                    times(),
-                    // The rate used: with `step-mfu` given, the one that gives it.
-                    Piece::Sci(plan.rate.peak.value() * estimate.busy),
-                    Piece::Unit("FLOP/s"),
-                    times(),
-                    Piece::Group(vec![
-                        num(1),
-                        Piece::Op("−"),
-                        Piece::Value(d.bubble.text.clone(), "bubble"),
-                    ]),
-                ],
-            )],
+            vec![
+                Piece::Frac(
+                    vec![
+                        Piece::Frac(
+                            vec![Piece::Var("C", "step", "")],
+                            vec![var("N", "gpus"), var("X", "gpu busy-util")],
+                        ),
+                        Piece::Op("+"),
+                        Piece::Var("T", "comm", ""),
+                    ],
+                    vec![Piece::Group(vec![num(1), Piece::Op("−"), var("b", "bubble")])],
+                ),
+                Piece::Op("+"),
+                Piece::Var("T", "dp", ""),
+            ],
+            values,
             equations::result(&d.step_time),
         ],
     });

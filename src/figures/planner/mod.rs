@@ -26,7 +26,7 @@ use crate::model::activations::{
 use crate::model::choice::{options, Choice};
 use crate::model::comm::Links;
 use crate::model::memory::{fewest_gpus, fits, BytesPerParam, TrainingState, ZeroStage};
-use crate::model::pipeline::Schedule;
+use crate::model::pipeline::{layers_per_stage, Schedule};
 use crate::model::planner::{
     fixes, Fix, LayoutProblem, Plan, PlanEstimate, DEFAULT_RESERVE, MAX_GPUS,
 };
@@ -34,7 +34,9 @@ use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MOD
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
 use crate::model::scenario::{Scenario, EXPERTS, PARAMS, SEQ, STEP_MFU, TOP_K};
 use crate::model::tensor;
-use crate::model::units::{counted, group_thousands, within, Bytes, Count, Fraction, Seconds};
+use crate::model::units::{
+    counted, group_thousands, significant, within, Bytes, Count, Fraction, Seconds,
+};
 use crate::widgets::{num, Better, Equation, Piece, Prediction, ReadoutData, Unit};
 
 mod data;
@@ -59,9 +61,9 @@ pub const FIGURE: Figure = Figure::of::<PlannerParams>(
 
 pub const GPUS: NumberSpec = NumberSpec::whole("gpus", 1.0, MAX_GPUS as f64);
 pub const MICRO_BATCH: NumberSpec = NumberSpec::whole("micro-batch", 1.0, 1024.0);
-/// Model chunks per GPU for the interleaved schedule.
 /// Model chunks per GPU for the interleaved schedule: at least 2 (one chunk
-/// is 1F1B), at most the layers a stage holds.
+/// is 1F1B), at most the layers the busiest stage holds (⌈L/p⌉: one layer a
+/// chunk, as Llama 3 ran, section 3.3.2).
 pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 2.0, 64.0);
 /// Context-parallel degree.
 pub const CONTEXT: NumberSpec = NumberSpec::whole("cp", 1.0, 64.0);
@@ -317,7 +319,7 @@ impl Params for PlannerParams {
             |p, v| p.chunks = v as u32,
         )
         .text_box()
-        .limited_by(|p| f64::from(p.scenario.arch().layers / p.pipeline.max(1)).max(2.0), "set by the layers a stage holds")
+        .limited_by(|p| f64::from(layers_per_stage(p.scenario.arch().layers, p.pipeline)).max(2.0), "set by the layers a stage holds")
         .shown_when(|p| p.pipeline > 1 && p.schedule == Schedule::Interleaved)
         .help("Model chunks per GPU under the interleaved schedule."),
         Param::<Self>::number("Context parallel", CONTEXT, |p| f64::from(p.context), |p, v| p.context = v as u32)

@@ -178,13 +178,12 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
         ));
     }
     // The data-parallel reduction that outlasts the backward pass
-    // lengthens the step with its communication (`StepBreakdown`): say so,
-    // naming the link it takes. (A published MFU's steps carried their traffic.)
+    // lengthens the step (`StepBreakdown::data`): say so, naming the link it takes.
     let data = estimate.group(Group::Data);
-    if estimate.breakdown.data > 0.0 && plan.step_mfu.is_none() {
+    if estimate.breakdown.data > 0.0 {
         text.push_str(&format!(
             " The data-parallel reduction sends {} a GPU a step over {} at {}: it outlasts the backward pass it \
-             overlaps, and a step with its communication waits {} more for it.",
+             overlaps, and the step waits {} for it.",
             data.sent,
             data.link.phrase(),
             plan.links.bandwidth(data.link),
