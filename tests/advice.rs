@@ -293,17 +293,17 @@ fn zero_3_traffic_that_does_not_hide_is_named_with_its_link() {
 
 /// Issue 36 (filed as 26): ZeRO-3's traffic lengthens the step. 7e9
 /// parameters on 64 H100s (8 nodes), batch 1,024 one sequence at a time:
-/// 16 micro-batches a GPU. Its arithmetic, 6Ψ × 16 × 4,096 FLOP at 0.54 ×
-/// 989 TFLOP/s, is 5.154 s. ZeRO-3 at 18 bytes gathers the 2-byte weights
+/// 16 micro-batches a GPU. Its arithmetic, 6Ψ × 16 × 4,096 FLOP at 0.57 ×
+/// 989 TFLOP/s, is 4.883 s. ZeRO-3 at 18 bytes gathers the 2-byte weights
 /// twice and reduce-scatters 4-byte gradients each micro-batch, 16 × 8 ×
 /// 7e9 × 63/64 = 882 GB over the 50 GB/s network (Rajbhandari et al. 2020,
-/// 7.2.2); the backward pass (two thirds of the arithmetic) hides 3.436 s
+/// 7.2.2); the backward pass (two thirds of the arithmetic) hides 3.255 s
 /// of its 17.64 s. ZeRO-1 sends (4 + 2) × 7e9 × 63/64 = 41.3 GB once a
 /// step, 0.827 s, all hidden: its step is the arithmetic alone.
 #[test]
 fn zero_3_traffic_lengthens_the_step() {
     let q = "params=7e9&gpus=64&batch=1024&gpu=h100-sxm&bytes=18";
-    let computing = 6.0 * 7e9 * 16.0 * 4096.0 / (0.54 * 989e12);
+    let computing = 6.0 * 7e9 * 16.0 * 4096.0 / (0.57 * 989e12);
     let sent = 16.0 * 8.0 * 7e9 * 63.0 / 64.0;
     let three = format!("{q}&stage=3");
     within(

@@ -35,6 +35,7 @@ pub const GLOSSARY: &[Symbol] = &[
     symbol("T", "step", "the time of one step"),
     symbol("T", "comm", "the communication layers wait for"),
     symbol("T", "dp", "the data-parallel reduction not hidden"),
+    symbol("w", "", "the slowest pipeline stage's work over the mean"),
     symbol("N", "", "GPUs"),
     symbol(
         "n",

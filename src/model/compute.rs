@@ -70,6 +70,31 @@ pub fn attention_flop(arch: &Architecture, seq: f64) -> f64 {
     12.0 * f64::from(arch.layers) * f64::from(arch.hidden) * seq
 }
 
+/// How much longer the slowest pipeline stage computes than the mean of
+/// the stages `ranges` (each stage's layers): p × its work over all of it,
+/// 1 with one stage. A stage's work a token is its layers' matrix
+/// multiplies and attention scores, 6 FLOP a matrix parameter and 12·h·s a
+/// layer (Narayanan et al. 2021, eq. 3); the last stage also runs the
+/// output layer, 6·V·h, and the loss, which is negligible beside it; the
+/// first only looks the embedding up. GPT-3's 96 layers on 32 stages: the
+/// last's 3 layers and the output layer are 1.107 times the mean (issue
+/// 36); the stage that takes longest sets the pipeline's pace.
+pub fn slowest_stage(arch: &Architecture, ranges: &[std::ops::Range<u32>], seq: f64) -> f64 {
+    let stages = ranges.len();
+    if stages <= 1 {
+        return 1.0;
+    }
+    let layer = 6.0 * arch.layer_active_matrix_params()
+        + attention_flop(arch, seq) / f64::from(arch.layers.max(1));
+    let output = 6.0 * f64::from(arch.vocab) * f64::from(arch.hidden);
+    let work = |(i, range): (usize, &std::ops::Range<u32>)| {
+        f64::from(range.end - range.start) * layer + if i + 1 == stages { output } else { 0.0 }
+    };
+    let total: f64 = ranges.iter().enumerate().map(work).sum();
+    let slowest = ranges.iter().enumerate().map(work).fold(0.0, f64::max);
+    stages as f64 * slowest / total.max(f64::MIN_POSITIVE)
+}
+
 /// The FLOP recomputation adds per token: every layer's forward again
 /// (a third of its matmul and attention FLOP) for full recomputation; the
 /// attention core's forward for selective recomputation.
@@ -134,6 +159,41 @@ mod tests {
         assert_eq!(
             training_time(Flop(1e18), 1, FlopPerSecond(1e15), 0.5),
             Seconds(2000.0)
+        );
+    }
+
+    /// The last stage also runs the output layer (Narayanan et al. 2021,
+    /// eq. 3's V/12hL term, per stage): GPT-3 (vocabulary 50,257, sequence
+    /// 2,048) on 32 stages of 3 layers, a layer 72h² + 12hs FLOP a token and
+    /// the output layer 6Vh, the last stage's work over the mean is
+    /// 32(3·layer + out)/(96·layer + out) ≈ 1.107; on one stage nothing
+    /// waits, and 126 layers on 16 (7, fourteen of 8, 7) leave the last
+    /// stage's 7 layers and output layer under a middle stage's 8.
+    #[test]
+    fn the_slowest_stage_sets_the_pace() {
+        let arch = model_preset("gpt3-175b").unwrap().arch;
+        let (h, s, v) = (12288.0, 2048.0, 50257.0);
+        let (layer, out) = (72.0 * h * h + 12.0 * h * s, 6.0 * v * h);
+        let ranges: Vec<_> = (0..32).map(|i| 3 * i..3 * i + 3).collect();
+        let expected = 32.0 * (3.0 * layer + out) / (96.0 * layer + out);
+        let ours = slowest_stage(&arch, &ranges, s);
+        assert!(
+            (ours / expected - 1.0).abs() < 1e-12,
+            "{ours} vs {expected}"
+        );
+        assert!((expected - 1.107).abs() < 0.001, "{expected}");
+        assert_eq!(
+            slowest_stage(&arch, &crate::model::pipeline::stage_layers(96, 1), s),
+            1.0
+        );
+        let llama = model_preset("llama3-405b").unwrap().arch;
+        let uneven = crate::model::pipeline::stage_layers(126, 16);
+        let layer = 6.0 * llama.layer_active_matrix_params() + 12.0 * 16384.0 * 8192.0;
+        let total = 126.0 * layer + 6.0 * 128256.0 * 16384.0;
+        let ours = slowest_stage(&llama, &uneven, 8192.0);
+        assert!(
+            (ours / (16.0 * 8.0 * layer / total) - 1.0).abs() < 1e-12,
+            "{ours}"
         );
     }
 

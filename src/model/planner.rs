@@ -17,7 +17,8 @@
 //! each pipeline boundary's activations forward and gradients back, the
 //! experts' all-to-alls and the context ring, each group on the link its
 //! ranks sit on ([`Group`]). Time, one step ([`StepBreakdown`]): the
-//! step's FLOP (and recomputation's) at the GPU's peak × its share while
+//! step's FLOP (and recomputation's), at the pace of the stage with the
+//! most (the last runs the output layer too), at the GPU's peak × its share while
 //! busy (`busy-util`, or what gives a published `step-mfu` over the whole
 //! step), plus the communication on the critical path, both stretched by
 //! the bubble, plus the data-parallel reduction the backward pass does not
@@ -27,7 +28,7 @@
 use super::activations::{hidden_state, stage_activations, ActivationSetup, Recompute};
 use super::choice::Choice;
 use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Link, Links};
-use super::compute::{flop_per_token, recompute_flop_per_token, FlopCount, Rate};
+use super::compute::{flop_per_token, recompute_flop_per_token, slowest_stage, FlopCount, Rate};
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{bubble, layers_per_stage, runnable_micro_batches, stage_layers, Schedule};
 use super::presets::Architecture;
@@ -86,7 +87,8 @@ pub enum LayoutProblem {
 /// is the step (`PlanEstimate::step_time`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct StepBreakdown {
-    /// The model's FLOP at the sustained rate.
+    /// The model's FLOP at the sustained rate, at the slowest stage's pace
+    /// ([`slowest_stage`]).
     pub compute: f64,
     /// Recomputation's extra forward passes.
     pub recompute: f64,
@@ -155,6 +157,8 @@ pub struct PlanEstimate {
     pub mfu: f64,
     /// The fraction of the peak sustained while computing, as used.
     pub busy: f64,
+    /// The slowest stage's work over the mean stage's ([`slowest_stage`]): 1 without a pipeline.
+    pub pace: f64,
 }
 
 /// The groups a GPU talks to.
@@ -501,6 +505,8 @@ impl Plan {
         let critical = seconds(tensor_group) + seconds(context_group) + seconds(experts_group);
         let reduction = seconds(data_group);
         let peak = gpus * self.rate.peak.value();
+        // The slowest stage sets the pace: its share of the FLOP over the mean's.
+        let pace = slowest_stage(&self.arch, &ranges, seq);
         // Given the MFU over whole steps, the rate while busy is the one for
         // which the whole step, communication included, gives it.
         let busy_share = match self.step_mfu {
@@ -508,7 +514,7 @@ impl Plan {
                 let step = model_flop / (peak * mfu.max(f64::MIN_POSITIVE));
                 let computing = computing_for_step(step, critical, reduction, stretch);
                 if computing > 0.0 {
-                    (hardware_flop / (peak * computing)).min(1.0)
+                    (hardware_flop * pace / (peak * computing)).min(1.0)
                 } else {
                     1.0
                 }
@@ -516,8 +522,8 @@ impl Plan {
             None => self.rate.busy,
         };
         let sustained = peak * busy_share;
-        let compute = model_flop / sustained;
-        let recompute = hardware_flop / sustained - compute;
+        let compute = model_flop * pace / sustained;
+        let recompute = hardware_flop * pace / sustained - compute;
         let breakdown = StepBreakdown {
             compute,
             recompute,
@@ -552,6 +558,7 @@ impl Plan {
             train_time: Seconds(self.tokens / step_tokens * step),
             mfu: model_flop / (peak * step),
             busy: busy_share,
+            pace,
         }
     }
 }

@@ -87,8 +87,16 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
     // Seconds to three figures, as the row's other numbers.
     let seconds = |value: f64| [num(significant(value, 3)), Piece::Unit("s")];
     let step = &estimate.breakdown;
+    // With a pipeline the slowest stage's share w sets the pace.
+    let paced = plan.pipeline > 1;
+    let mut flop = vec![Piece::Sci(estimate.step_flop.value()), Piece::Unit("FLOP")];
+    let mut step_flop = vec![Piece::Var("C", "step", "")];
+    if paced {
+        flop.extend([times(), num(significant(estimate.pace, 4))]);
+        step_flop.push(var("w", "pp"));
+    }
     let mut arithmetic = vec![Piece::Frac(
-        vec![Piece::Sci(estimate.step_flop.value()), Piece::Unit("FLOP")],
+        flop,
         vec![
             num(group_thousands(f64::from(plan.gpus_used()))),
             times(),
@@ -121,7 +129,7 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
                 Piece::Frac(
                     vec![
                         Piece::Frac(
-                            vec![Piece::Var("C", "step", "")],
+                            step_flop,
                             vec![var("N", "gpus"), var("X", "gpu busy-util")],
                         ),
                         Piece::Op("+"),
