@@ -29,7 +29,11 @@ pub fn step_parts(step: &StepBreakdown) -> Vec<StepPart> {
         ("compute", "compute", step.compute),
         ("recompute", "recomputation", step.recompute),
         ("tensor", "tensor-parallel all-reduces", step.tensor),
-        ("exchange", "expert and context exchange", step.exchange),
+        (
+            "exchange",
+            "expert, context and pipeline sends",
+            step.exchange,
+        ),
         ("bubble", "pipeline bubble", step.bubble),
         ("data", "data-parallel traffic not hidden", step.data),
     ]

@@ -95,13 +95,14 @@ pub struct StepBreakdown {
     /// Tensor-parallel all-reduces, on the critical path: each layer waits
     /// for its own (Shoeybi et al. 2019, section 3).
     pub tensor: f64,
-    /// The experts' all-to-alls and the context ring's K/V exchange, on the
-    /// critical path as the planner counts them (none overlapped).
+    /// The experts' all-to-alls, the context ring's K/V exchange and the
+    /// pipeline's sends between stages, on the critical path as the planner
+    /// counts them (none overlapped, as Megatron-LM's 2021 schedules ran).
     pub exchange: f64,
     /// Idle pipeline stages: the arithmetic and the critical communication
     /// times b/(1 − b) (a stage idles for its neighbours' whole slots).
     pub bubble: f64,
-    /// Data-parallel traffic that outlasts the backward pass it overlaps
+    /// Data-parallel traffic that outlasts the passes it overlaps
     /// ([`exposed_reduction`]).
     pub data: f64,
 }
@@ -439,7 +440,15 @@ impl Plan {
             + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage, m);
         // The busiest stage's layers set the pace: ⌈L/p⌉.
         let per_stage = f64::from(layers_per_stage(self.arch.layers, p)) * f64::from(m);
-        let tensor_traffic = sent_per_gpu_per_layer(&self.arch, t, tokens) * per_stage;
+        // Full recomputation runs each layer's forward again, its two
+        // all-reduces with it: six a layer, not four.
+        let recomputed = if setup.recompute == Recompute::Full {
+            1.5
+        } else {
+            1.0
+        };
+        let tensor_traffic =
+            sent_per_gpu_per_layer(&self.arch, t, tokens) * (per_stage * recomputed);
         // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
         let split = if setup.sequence_parallel {
             f64::from(t)
@@ -501,9 +510,12 @@ impl Plan {
                 .fold(Bytes(0.0), |sum, g| sum + g.sent)
         };
         let seconds = |g: &GroupTraffic| g.sent.over(links.bandwidth(g.link)).value();
-        let [tensor_group, context_group, experts_group, _, data_group] = &groups;
-        let critical = seconds(tensor_group) + seconds(context_group) + seconds(experts_group);
+        let [tensor_group, context_group, experts_group, pipeline_group, data_group] = &groups;
+        let exchange = seconds(context_group) + seconds(experts_group) + seconds(pipeline_group);
+        let critical = seconds(tensor_group) + exchange;
         let reduction = seconds(data_group);
+        let exposed =
+            |computing: f64| exposed_reduction(self.stage, self.bytes, m, reduction, computing);
         let peak = gpus * self.rate.peak.value();
         // The slowest stage sets the pace: its share of the FLOP over the mean's.
         let pace = slowest_stage(&self.arch, &ranges, seq);
@@ -512,7 +524,7 @@ impl Plan {
         let busy_share = match self.step_mfu {
             Some(mfu) => {
                 let step = model_flop / (peak * mfu.max(f64::MIN_POSITIVE));
-                let computing = computing_for_step(step, critical, reduction, stretch);
+                let computing = computing_for_step(step, |c| (c + critical) * stretch + exposed(c));
                 if computing > 0.0 {
                     (hardware_flop * pace / (peak * computing)).min(1.0)
                 } else {
@@ -528,9 +540,9 @@ impl Plan {
             compute,
             recompute,
             tensor: seconds(tensor_group),
-            exchange: seconds(context_group) + seconds(experts_group),
+            exchange,
             bubble: (compute + recompute + critical) * (stretch - 1.0),
-            data: exposed_reduction(reduction, compute + recompute),
+            data: exposed(compute + recompute),
         };
         let step = breakdown.total();
         let usable = self.problem().is_none();
@@ -563,28 +575,61 @@ impl Plan {
     }
 }
 
-/// The data-parallel reduction's seconds that outlast the backward pass:
-/// gradients are reduced bucket by bucket as the backward pass (two thirds
-/// of the arithmetic, `computing` seconds in all) produces them, as
-/// Megatron-LM's and PyTorch DDP's bucketing do (Li et al. 2020, section
-/// 3.2.3), so only what is left when it ends lengthens the step.
-pub fn exposed_reduction(reduction: f64, computing: f64) -> f64 {
-    (reduction - (2.0 / 3.0) * computing).max(0.0)
+/// The seconds of a step's data-parallel traffic (`reduction` seconds in
+/// all, `micro_batches` m) that the arithmetic (`computing` seconds, its
+/// backward pass two thirds of it) does not hide, by ZeRO stage:
+///
+/// - plain data parallelism and ZeRO-1 reduce once a step, in the last
+///   micro-batch's backward pass (Megatron-LM's schedules keep gradient
+///   synchronisation off until then, `schedules.py`; PyTorch DDP's
+///   `no_sync`), bucket by bucket as it goes (Li et al. 2020, section
+///   3.2.3): only that backward pass, 2/3 × computing / m, hides it;
+/// - ZeRO-2 reduce-scatters each micro-batch's gradients during its own
+///   backward pass: the whole backward pass hides them;
+/// - ZeRO-3 also gathers the weights ahead of each forward pass (the
+///   forward, a third of the arithmetic, hides that share, w/(2w + g) of
+///   its bytes) and again in the backward pass with the gradients' reduction.
+pub fn exposed_reduction(
+    stage: ZeroStage,
+    bytes: BytesPerParam,
+    micro_batches: u32,
+    reduction: f64,
+    computing: f64,
+) -> f64 {
+    let backward = 2.0 / 3.0 * computing;
+    match stage {
+        ZeroStage::None | ZeroStage::One => {
+            (reduction - backward / f64::from(micro_batches.max(1))).max(0.0)
+        }
+        ZeroStage::Two => (reduction - backward).max(0.0),
+        ZeroStage::Three => {
+            let forward = bytes.weights / (2.0 * bytes.weights + bytes.gradients);
+            (reduction * forward - computing / 3.0).max(0.0)
+                + (reduction * (1.0 - forward) - backward).max(0.0)
+        }
+    }
 }
 
 /// The arithmetic's seconds (`computing`) for which a step is `step`
-/// seconds, the step being [`StepBreakdown::total`]: (computing +
-/// `critical`) × `stretch` + [`exposed_reduction`]`(reduction, computing)`;
-/// ≤ 0 when the communication alone takes longer. The step grows with the
-/// arithmetic at `stretch` a second (at `stretch` − 2/3 while the reduction
-/// outlasts the backward pass; `stretch` ≥ 1), so one of the two pieces holds.
-pub fn computing_for_step(step: f64, critical: f64, reduction: f64, stretch: f64) -> f64 {
-    let hidden = step / stretch - critical;
-    if exposed_reduction(reduction, hidden) == 0.0 {
-        hidden
-    } else {
-        (step - critical * stretch - reduction) / (stretch - 2.0 / 3.0)
+/// seconds, `step_at(computing)` being the step ([`StepBreakdown::total`]);
+/// 0 when the communication alone takes longer. The step never shrinks as
+/// the arithmetic grows (the bubble's stretch is at least 1 and the hidden
+/// traffic grows at most as fast), and it is at least the arithmetic, so
+/// bisection on [0, step] finds it (to 2⁻⁶⁰ of the step).
+pub fn computing_for_step(step: f64, step_at: impl Fn(f64) -> f64) -> f64 {
+    if step_at(0.0) >= step {
+        return 0.0;
     }
+    let (mut low, mut high) = (0.0, step);
+    for _ in 0..60 {
+        let middle = 0.5 * (low + high);
+        if step_at(middle) < step {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    0.5 * (low + high)
 }
 
 /// A single change that would make a plan fit.

@@ -80,7 +80,7 @@ pub const SHARED_KEYS: [(&str, &str); 11] = [
     ),
     (
         "busy-util",
-        "the fraction of the GPU's dense peak sustained while it computes, recomputation included, 0.01 to 1 (default: 0.57 for a real GPU, fitted to the published runs whose layout and MFU are given, 1 for `illustrative`); ignored when `tflops` is given; `mfu`, its name before, is read with a notice",
+        "the fraction of the GPU's dense peak sustained while it computes, recomputation included, 0.01 to 1 (default: 0.64 for a real GPU, fitted to the published runs whose layout and MFU are given, 1 for `illustrative`); ignored when `tflops` is given; `mfu`, its name before, is read with a notice",
     ),
     (
         "flop",

@@ -177,13 +177,13 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
             group_thousands(micro_batch)
         ));
     }
-    // The data-parallel reduction that outlasts the backward pass
+    // The data-parallel traffic that outlasts the passes hiding it
     // lengthens the step (`StepBreakdown::data`): say so, naming the link it takes.
     let data = estimate.group(Group::Data);
     if estimate.breakdown.data > 0.0 {
         text.push_str(&format!(
-            " The data-parallel reduction sends {} a GPU a step over {} at {}: it outlasts the backward pass it \
-             overlaps, and the step waits {} for it.",
+            " The data-parallel reduction sends {} a GPU a step over {} at {}: more than the passes it overlaps \
+             hide, and the step waits {} for it.",
             data.sent,
             data.link.phrase(),
             plan.links.bandwidth(data.link),
