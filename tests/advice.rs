@@ -32,6 +32,10 @@ fn the_distributed_optimizer_sends_fp32_gradients_and_bf16_weights() {
     // Plain data parallelism all-reduces the fp32 gradients: 2 × 4Ψ(N − 1)/N.
     let sent = readout("zero", "stage=0&gpus=8&bytes=18", "sent-per-gpu");
     within(sent, 8.0 * 6.74e9 * 7.0 / 8.0, 0.001);
+    // At 20 bytes it all-reduces the fp16 gradients as written
+    // (`grad_reduce_in_fp32` defaults to false): 2 × 2Ψ(N − 1)/N, ZeRO-1's bytes.
+    let sent = readout("zero", "stage=0&gpus=8&bytes=20", "sent-per-gpu");
+    within(sent, 4.0 * 6.74e9 * 7.0 / 8.0, 0.001);
 }
 
 /// ZeRO-3 gathers the weights for each micro-batch's forward and backward

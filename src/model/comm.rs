@@ -163,8 +163,8 @@ pub fn ring_step(gpus: u32, message: Bytes, index: u32) -> Option<RingStep> {
 ///
 /// - stage 0 accumulates the gradients over the micro-batches and
 ///   all-reduces them once: 2 × g × Ψ(N − 1)/N, with g the bytes a parameter
-///   of the gradient it reduces (`reduced_gradient`; fp32 for 18 and 20
-///   bytes);
+///   of the gradient it reduces (`reduced_gradient`: fp32 at 18 bytes,
+///   the fp16 gradients as written at 20);
 /// - stage 1 (Megatron-LM's distributed optimizer) reduce-scatters the
 ///   gradients as written once a step and all-gathers the updated 16-bit
 ///   weights: (g + w)Ψ(N − 1)/N: 4 at 16 bytes (the all-reduce's volume,
@@ -300,8 +300,9 @@ mod tests {
     /// and stage 3 1.5 times as much (Rajbhandari et al. 2020, 7.2.1-7.2.2);
     /// at 18 the distributed optimizer reduce-scatters 4-byte gradients and
     /// gathers 2-byte weights, 6 against plain data parallelism's 2 × 4; at
-    /// 20 it reduce-scatters the 2-byte gradients, 4 against 2 × 4
-    /// (Megatron-LM's dist_optimizer.md).
+    /// 20 it reduce-scatters the 2-byte gradients, 4, as much as plain data
+    /// parallelism's all-reduce of them, 2 × 2 (Megatron-LM's
+    /// dist_optimizer.md; `grad_reduce_in_fp32` defaults to false).
     #[test]
     fn what_each_stage_sends_under_each_convention() {
         let per_param =
@@ -317,7 +318,7 @@ mod tests {
         close(per_param(fp32, ZeroStage::One), 6.0);
         close(per_param(fp32, ZeroStage::Three), 8.0);
         let accumulate = BytesPerParam::FP32_ACCUMULATION;
-        close(per_param(accumulate, ZeroStage::None), 8.0);
+        close(per_param(accumulate, ZeroStage::None), 4.0);
         close(per_param(accumulate, ZeroStage::One), 4.0);
         // The same ratios, as the figure states them.
         close(data_parallel_ratio(adam, ZeroStage::Three, 1), 6.0 / 4.0);

@@ -52,13 +52,16 @@ impl BytesPerParam {
         ..Self::MIXED_PRECISION_ADAM
     };
 
-    /// fp16 gradients accumulated into an fp32 copy, which is what is
-    /// reduced: 2 + (2 + 4) + 12 = 20 bytes; the fp32 copy sits with the
-    /// optimizer's state, so ZeRO-1 keeps 4 + 16/d (the same documentation,
-    /// "fp16 param, fp16 grads").
+    /// fp16 gradients accumulated into an fp32 copy: 2 + (2 + 4) + 12 = 20
+    /// bytes; the fp32 copy sits with the optimizer's state, so ZeRO-1 keeps
+    /// 4 + 16/d (the same documentation, "fp16 param, fp16 grads"). The
+    /// data-parallel reduction sends the fp16 gradients as written
+    /// (Megatron-LM's `DistributedDataParallelConfig.grad_reduce_in_fp32`
+    /// defaults to false), so plain data parallelism all-reduces 2 bytes a
+    /// parameter, as much as ZeRO-1's reduce-scatter and gather.
     pub const FP32_ACCUMULATION: Self = Self {
         main_gradients: 4.0,
-        reduced_gradient: 4.0,
+        reduced_gradient: 2.0,
         gradients_label: "fp16 + fp32 gradients",
         ..Self::MIXED_PRECISION_ADAM
     };

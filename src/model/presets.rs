@@ -424,7 +424,7 @@ pub struct GpuPreset {
 /// Llama 3 405B's two H100 runs (Llama Team 2024, Table 4, one layer a
 /// model chunk). Fitted, and each run's residual shown, in
 /// `tests/published_runs.rs` (`the_default_rate_is_fitted_to_the_published_layouts`);
-/// the residuals run from −14% to +7%. The newer GPUs have no such report
+/// the residuals run from −10% to +7%. The newer GPUs have no such report
 /// and take it too.
 const TYPICAL_BUSY: f64 = 0.64;
 

@@ -72,7 +72,7 @@ impl Rejection {
 
 /// How close to the fastest a layout's step must be to count as tied with
 /// it: 10%, the model's distance from the published runs it is checked
-/// against (at the default rate the six published steps fall within −14%
+/// against (at the default rate the six published steps fall within −10%
 /// and +7%: `tests/published_runs.rs`).
 pub const TIED_WITHIN: f64 = 0.10;
 

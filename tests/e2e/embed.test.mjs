@@ -232,8 +232,8 @@ test('settings: GiB readouts keep their bytes, 18 bytes a parameter reaches ever
   await full.page.locator('label[for="settings-bytes-20"]').click();
   const after = await readouts(full.page);
   assert.equal(after['training-state'].value, 20 * 6.74e9);
-  // dp's gradient to all-reduce is now fp32: 4 bytes a parameter.
-  assert.equal((await readouts(full.page, '#dp'))['gradient-size'].value, 4 * 6.74e9);
+  // dp all-reduces the fp16 gradients as written (Megatron-LM's grad_reduce_in_fp32 is false by default): 2 bytes a parameter.
+  assert.equal((await readouts(full.page, '#dp'))['gradient-size'].value, 2 * 6.74e9);
   await urlMatching(full.page, /bytes=20/);
   await full.page.locator('label[for="settings-units-gib"]').click();
   assert.match((await readouts(full.page, '#zero'))['state-per-gpu'].text, / GiB$/);
