@@ -19,10 +19,11 @@
 // more, reported the same way; its one step time (the step's equation with
 // its communication and the slowest stage's pace, the rate for a
 // published MFU, the cards at one layer a chunk, an overlap rule for each ZeRO
-// stage) 551 more.
+// stage, words naming each group the step waits for, the comparison's verdict)
+// 1,551 more.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 328678 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 328678 },
+  { check: 'transfer brotli bytes, full page', measured: 329678 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 329678 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -97,6 +97,10 @@ pub fn compare(run: PublishedRun) -> Comparison {
         String::new()
     };
     let mfu = match plan.step_mfu {
+        Some(_) if published.counts_recomputation => format!(
+            "MFU over the step {}, the published rate without recomputation's FLOP",
+            Fraction(estimate.mfu)
+        ),
         Some(_) => format!("MFU over the step {}, as published", Fraction(estimate.mfu)),
         None => format!("{} of the peak while computing", Fraction(estimate.busy)),
     };

@@ -289,7 +289,8 @@ fn zero_3_traffic_that_does_not_hide_is_named_with_its_link() {
     let words = parallax::figures::planner::data(&params).timing;
     assert!(
         words.contains(
-            "The data-parallel reduction sends 661.5 GB a GPU a step over the network at 50 GB/s"
+            "ZeRO-3's gathers of the weights for every micro-batch's forward and backward passes, and its \
+             reduce-scatters: 661.5 GB a GPU a step over the network at 50 GB/s; the step waits"
         ),
         "{words}"
     );
@@ -337,4 +338,29 @@ fn zero_3_traffic_lengthens_the_step() {
         computing + once,
         0.001,
     );
+}
+
+/// Issue 36: a group the layers wait for over the network is named with
+/// its link. Llama 3 70B on 512 H100s with a 131,072-token sequence split
+/// 16 ways after t 8: the context group's ranks are 8 apart, 128 GPUs
+/// across 16 nodes, so its ring runs over the network (Megatron-LM's rank
+/// order, tensor fastest), which the words say, with the bytes the readout
+/// shows; the tensor-parallel all-reduces, inside a node, are not named.
+#[test]
+fn a_group_waited_for_over_the_network_is_named() {
+    let q = "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1";
+    let params = parallax::figures::planner::PlannerParams::from_query(
+        &parallax::model::query::Query::parse(q),
+        &mut Vec::new(),
+    );
+    let data = parallax::figures::planner::data(&params);
+    let shown = data.cp_traffic.text.clone();
+    assert!(
+        data.timing.contains(&format!(
+            "The context ring: {shown} a GPU a step over the network at 50 GB/s; the step waits"
+        )),
+        "{}",
+        data.timing
+    );
+    assert!(!data.timing.contains("tensor-parallel"), "{}", data.timing);
 }

@@ -79,3 +79,33 @@ fn both_plans_round_trip() {
     let plain = readouts("why", "b.tokens=1T");
     assert!(plain.iter().all(|(key, _, _)| !key.starts_with("b.")));
 }
+
+/// Issue 36's example: Llama 3 70B on 256 H100s, batch 512, plan A t 8
+/// p 4 interleaved, plan B t 4 p 8. The comparison's words name the plan
+/// with the shorter `step-time` (the planner's one step, which the bar adds
+/// up to), and say that neither fits.
+#[test]
+fn the_words_name_the_faster_plan() {
+    use parallax::figures::compare::{rows, verdict};
+    let (_, figure) = find("planner").unwrap();
+    let query = "model=llama3-70b&gpu=h100-sxm&gpus=256&batch=512&tp=8&pp=4&schedule=interleaved&b.tp=4&b.pp=8";
+    let all = (figure.native.readouts)(&Query::parse(query), &mut Vec::new());
+    let (b, a): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| r.key().starts_with("b."));
+    let step = |plan: &[parallax::widgets::ReadoutData]| {
+        plan.iter().find(|r| r.id == "step-time").unwrap().value
+    };
+    let (a_step, b_step) = (step(&a), step(&b));
+    // The planner's own line in the issue: A 16 s, B 15 s.
+    assert!(b_step < a_step, "{a_step} against {b_step}");
+    let words = verdict(&rows(a, b));
+    let faster = if b_step < a_step {
+        "Plan B is faster"
+    } else {
+        "Plan A is faster"
+    };
+    assert!(
+        words.starts_with(faster),
+        "{words}: {a_step} against {b_step}"
+    );
+    assert!(words.contains("Neither fits its GPUs."), "{words}");
+}

@@ -133,6 +133,40 @@ pub fn pairs(a: &dyn AnyParams, b: &dyn AnyParams) -> Pairs {
     pairs
 }
 
+/// The comparison's answer in words: which plan is faster, by the step
+/// time (the planner) or the training's time (3d), and which fit.
+pub fn verdict(rows: &[Row]) -> String {
+    let find = |id: &str| rows.iter().find(|r| r.a.id == id);
+    let mut text = String::new();
+    if let Some(time) = find("step-time").or_else(|| find("train-time")) {
+        let faster = match time.mark {
+            Mark::Better => "Plan B is faster",
+            Mark::Worse => "Plan A is faster",
+            _ => "The two plans take as long",
+        };
+        let by = if time.change.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", time.change)
+        };
+        text = format!(
+            "{faster}{by}: {} {} for plan A, {} for plan B. ",
+            time.a.label.to_ascii_lowercase(),
+            time.a.text,
+            time.b.text
+        );
+    }
+    if let Some(fits) = find("fits") {
+        text.push_str(match (fits.a.value > 0.0, fits.b.value > 0.0) {
+            (true, true) => "Both fit. ",
+            (true, false) => "Only plan A fits. ",
+            (false, true) => "Only plan B fits. ",
+            (false, false) => "Neither fits its GPUs. ",
+        });
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

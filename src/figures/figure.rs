@@ -589,7 +589,7 @@ fn compare_body(
             </div>
         })}
         <CompareTable rows=rows/>
-        <InWords text=Signal::derive(move || format!("Plan B: {}", summary.get()))/>
+        <InWords text=Signal::derive(move || format!("{}Plan B: {}", rows.with(|r| compare::verdict(r)), summary.get()))/>
     }
     .into_any()
 }

@@ -172,6 +172,19 @@ pub enum Group {
     Data,
 }
 
+impl Group {
+    /// What the group's traffic is, in words.
+    pub fn traffic(self) -> &'static str {
+        match self {
+            Group::Tensor => "the tensor-parallel all-reduces",
+            Group::Context => "the context ring",
+            Group::Experts => "the experts' all-to-alls",
+            Group::Pipeline => "the pipeline's sends",
+            Group::Data => "the data-parallel reduction",
+        }
+    }
+}
+
 impl PlanEstimate {
     /// What one GPU sends `group` a step, and over which link.
     pub fn group(&self, group: Group) -> GroupTraffic {

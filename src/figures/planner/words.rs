@@ -2,6 +2,7 @@
 //! fits, the step and the run in words with what they take for granted.
 
 use super::*;
+use crate::model::comm::Link;
 use crate::model::planner::Group;
 
 pub(super) fn describe(fix: Fix, plan: &Plan) -> String {
@@ -53,7 +54,7 @@ pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
         String::new()
     } else {
         format!(
-            ", on stage {} of {}",
+            ", on stage {} of {},",
             estimate.peak_stage + 1,
             plan.pipeline
         )
@@ -146,7 +147,12 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
         if plan.pipeline > 1 { format!("each pipeline ({})", plan.schedule.label()) } else { "each replica".to_string() },
         estimate.step_time,
         rate_note(params, estimate),
-        if plan.pipeline > 1 { format!("; the bubble idles {} of it", Fraction(estimate.bubble)) } else { String::new() },
+        // The bubble's share of the whole step, as the bar draws it.
+        if plan.pipeline > 1 {
+            format!("; the bubble idles {} of it", Fraction(estimate.breakdown.bubble / estimate.step_time.value()))
+        } else {
+            String::new()
+        },
         Count(plan.tokens),
         estimate.train_time,
         group_thousands(estimate.tokens_per_gpu_per_second.round()),
@@ -177,18 +183,49 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
             group_thousands(micro_batch)
         ));
     }
-    // The data-parallel traffic that outlasts the passes hiding it
-    // lengthens the step (`StepBreakdown::data`): say so, naming the link it takes.
-    let data = estimate.group(Group::Data);
-    if estimate.breakdown.data > 0.0 {
-        text.push_str(&format!(
-            " The data-parallel reduction sends {} a GPU a step over {} at {}: more than the passes it overlaps \
-             hide, and the step waits {} for it.",
-            data.sent,
-            data.link.phrase(),
-            plan.links.bandwidth(data.link),
-            Seconds(estimate.breakdown.data),
-        ));
+    // Name, with its bytes, link and bandwidth, the data-parallel traffic
+    // that outlasts the passes hiding it (`StepBreakdown::data`), and each
+    // group the layers wait for over the network a tenth of the step or more.
+    let step = estimate.step_time.value();
+    for group in [
+        Group::Tensor,
+        Group::Context,
+        Group::Experts,
+        Group::Pipeline,
+        Group::Data,
+    ] {
+        let sent = estimate.group(group);
+        let waited = match group {
+            Group::Data => estimate.breakdown.data,
+            _ => sent.sent.over(plan.links.bandwidth(sent.link)).value(),
+        };
+        let named = match group {
+            Group::Data => waited > 0.0,
+            _ => sent.link == Link::Network && waited >= 0.1 * step,
+        };
+        // ZeRO-2 and 3 send more than a reduction: say what.
+        let what = match (group, plan.stage) {
+            (Group::Data, ZeroStage::Two) => "ZeRO-2's reduce-scatter after every micro-batch",
+            (Group::Data, ZeroStage::Three) => {
+                "ZeRO-3's gathers of the weights for every micro-batch's forward and backward passes, and its reduce-scatters"
+            }
+            _ => group.traffic(),
+        };
+        if named {
+            text.push_str(&format!(
+                " {}: {} a GPU a step over {} at {}; the step waits {} for {}.",
+                capitalised(what),
+                sent.sent,
+                sent.link.phrase(),
+                plan.links.bandwidth(sent.link),
+                Seconds(waited),
+                if group == Group::Data {
+                    "what its passes do not hide"
+                } else {
+                    "them"
+                },
+            ));
+        }
     }
     text
 }
