@@ -20,10 +20,11 @@
 // its communication and the slowest stage's pace, the rate for a
 // published MFU, the cards at one layer a chunk, an overlap rule for each ZeRO
 // stage, words naming each group the step waits for, the comparison's verdict)
-// 1,551 more.
+// 1,551 more. Issue 37's draggable prose numbers under a finger (an
+// inline-block, touch-action pan-y) 5 more.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 329678 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 329678 },
+  { check: 'transfer brotli bytes, full page', measured: 329683 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 329683 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

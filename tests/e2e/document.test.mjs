@@ -142,6 +142,47 @@ test('a number in the prose drives its parameter: arrow keys and a drag move the
   await close();
 });
 
+// A finger on a 360 px phone (issue 37): Chrome cancels the pointer of a drag that
+// touch-action does not claim, and touch-action applies to no inline box.
+test('a finger drags a prose number sideways, 12 steps or more for 120 px, and a vertical swipe on it still scrolls the page', async () => {
+  const { page, errors, close } = await open(app.browser, app.server.base, {
+    viewport: { width: 360, height: 780 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+  });
+  await ready(page);
+  const gpus = page.locator('[data-of="dp"][data-drives="gpus"]');
+  await gpus.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('section[id="dp"] input[data-param="gpus"]'));
+  const slider = page.locator('section[id="dp"] input[type="range"][data-param="gpus"]');
+  assert.equal(await slider.inputValue(), '8');
+  const cdp = await page.context().newCDPSession(page);
+  const touch = (type, point) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: point ? [point] : [] });
+  const swipe = async (dx, dy) => {
+    const box = await gpus.boundingBox();
+    const from = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    await touch('touchStart', from);
+    for (let i = 1; i <= 12; i += 1) await touch('touchMove', { x: from.x + (dx * i) / 12, y: from.y + (dy * i) / 12 });
+    await touch('touchEnd');
+  };
+  // 120 px to the right: twenty six-pixel steps (src/boot.js), at least twelve of them: 8 GPUs to 20 or more.
+  await swipe(120, 0);
+  await page.waitForTimeout(200);
+  const dragged = Number(await slider.inputValue());
+  assert.ok(dragged >= 20, `a 120 px finger drag moved 8 GPUs to ${dragged}`);
+  assert.equal(await gpus.textContent(), String(dragged));
+  // 200 px up: the page scrolls, and the number stays.
+  const before = await page.evaluate(() => scrollY);
+  await swipe(0, -200);
+  await page.waitForTimeout(400);
+  const after = await page.evaluate(() => scrollY);
+  assert.ok(after > before + 50, `a vertical swipe scrolled ${after - before} px`);
+  assert.equal(Number(await slider.inputValue()), dragged);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test("with every figure built and every share panel open, no id is on the page twice; a panel's label moves its own box", async () => {
   const { page, errors, close } = await open(app.browser, app.server.base, { viewport: { width: 1440, height: 900 } });
   await readyAll(page);
