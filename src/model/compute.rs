@@ -87,12 +87,18 @@ pub fn slowest_stage(arch: &Architecture, ranges: &[std::ops::Range<u32>], seq: 
     let layer = 6.0 * arch.layer_active_matrix_params()
         + attention_flop(arch, seq) / f64::from(arch.layers.max(1));
     let output = 6.0 * f64::from(arch.vocab) * f64::from(arch.hidden);
-    let work = |(i, range): (usize, &std::ops::Range<u32>)| {
-        f64::from(range.end - range.start) * layer + if i + 1 == stages { output } else { 0.0 }
-    };
-    let total: f64 = ranges.iter().enumerate().map(work).sum();
-    let slowest = ranges.iter().enumerate().map(work).fold(0.0, f64::max);
-    stages as f64 * slowest / total.max(f64::MIN_POSITIVE)
+    // One pass (the layout search calls this for every layout it tries):
+    // the work of all stages and of the slowest.
+    let (total, slowest) =
+        ranges
+            .iter()
+            .enumerate()
+            .fold((0.0, 0.0_f64), |(total, slowest), (i, range)| {
+                let work = f64::from(range.end - range.start) * layer
+                    + if i + 1 == stages { output } else { 0.0 };
+                (total + work, slowest.max(work))
+            });
+    stages as f64 * slowest / f64::max(total, f64::MIN_POSITIVE)
 }
 
 /// The FLOP recomputation adds per token: every layer's forward again

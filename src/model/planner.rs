@@ -21,8 +21,8 @@
 //! most (the last runs the output layer too), at the GPU's peak × its share while
 //! busy (`busy-util`, or what gives a published `step-mfu` over the whole
 //! step), plus the communication on the critical path, both stretched by
-//! the bubble, plus the data-parallel reduction the backward pass does not
-//! hide. Every other time (the run, MFU, tokens a second, the search, the
+//! the bubble, plus the data-parallel traffic its passes do not hide
+//! ([`exposed_reduction`]). Every other time (the run, MFU, tokens a second, the search, the
 //! comparison) derives from that one step.
 
 use super::activations::{hidden_state, stage_activations, ActivationSetup, Recompute};
@@ -532,12 +532,26 @@ impl Plan {
         let peak = gpus * self.rate.peak.value();
         // The slowest stage sets the pace: its share of the FLOP over the mean's.
         let pace = slowest_stage(&self.arch, &ranges, seq);
+        // The step for `computing` seconds of arithmetic (recomputation's
+        // share of it as of the FLOP): the one formula of a step, which the
+        // rate for a published MFU is solved against too.
+        let breakdown_at = |computing: f64| {
+            let compute = computing * model_flop / hardware_flop.max(f64::MIN_POSITIVE);
+            StepBreakdown {
+                compute,
+                recompute: computing - compute,
+                tensor: seconds(tensor_group),
+                exchange,
+                bubble: (computing + critical) * (stretch - 1.0),
+                data: exposed(computing),
+            }
+        };
         // Given the MFU over whole steps, the rate while busy is the one for
         // which the whole step, communication included, gives it.
         let busy_share = match self.step_mfu {
             Some(mfu) => {
                 let step = model_flop / (peak * mfu.max(f64::MIN_POSITIVE));
-                let computing = computing_for_step(step, |c| (c + critical) * stretch + exposed(c));
+                let computing = computing_for_step(step, |c| breakdown_at(c).total());
                 if computing > 0.0 {
                     (hardware_flop * pace / (peak * computing)).min(1.0)
                 } else {
@@ -546,17 +560,7 @@ impl Plan {
             }
             None => self.rate.busy,
         };
-        let sustained = peak * busy_share;
-        let compute = model_flop * pace / sustained;
-        let recompute = hardware_flop * pace / sustained - compute;
-        let breakdown = StepBreakdown {
-            compute,
-            recompute,
-            tensor: seconds(tensor_group),
-            exchange,
-            bubble: (compute + recompute + critical) * (stretch - 1.0),
-            data: exposed(compute + recompute),
-        };
+        let breakdown = breakdown_at(hardware_flop * pace / (peak * busy_share));
         let step = breakdown.total();
         let usable = self.problem().is_none();
         PlanEstimate {

@@ -239,7 +239,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         step: step_parts(&estimate.breakdown),
         step_total: format!(
             "Where the step's {} go (the parts add up to the step time){}:",
-            Seconds(estimate.breakdown.total()),
+            estimate.step_time,
             if plan.step_mfu.is_some() {
                 "; the rate while computing is the one for which this whole step gives the published MFU"
             } else {

@@ -187,14 +187,8 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
     // that outlasts the passes hiding it (`StepBreakdown::data`), and each
     // group the layers wait for over the network a tenth of the step or more.
     let step = estimate.step_time.value();
-    for group in [
-        Group::Tensor,
-        Group::Context,
-        Group::Experts,
-        Group::Pipeline,
-        Group::Data,
-    ] {
-        let sent = estimate.group(group);
+    for sent in estimate.groups {
+        let group = sent.group;
         let waited = match group {
             Group::Data => estimate.breakdown.data,
             _ => sent.sent.over(plan.links.bandwidth(sent.link)).value(),
