@@ -532,18 +532,22 @@ impl Plan {
         let peak = gpus * self.rate.peak.value();
         // The slowest stage sets the pace: its share of the FLOP over the mean's.
         let pace = slowest_stage(&self.arch, &ranges, seq);
-        // The step for `computing` seconds of arithmetic (recomputation's
-        // share of it as of the FLOP): the one formula of a step, which the
-        // rate for a published MFU is solved against too.
-        let breakdown_at = |computing: f64| {
-            let compute = computing * model_flop / hardware_flop.max(f64::MIN_POSITIVE);
+        // The step at `sustained` FLOP/s while computing: the one formula of
+        // a step, which the rate for a published MFU is solved against too.
+        // Each part is its FLOP over the rate, so that without recomputation
+        // its part is exactly 0 (a split of the seconds left a part of 1e-16 s,
+        // drawn in the bar and counted as DOM nodes).
+        let breakdown_at = |sustained: f64| {
+            let sustained = sustained.max(f64::MIN_POSITIVE);
+            let compute = model_flop * pace / sustained;
+            let recompute = hardware_flop * pace / sustained - compute;
             StepBreakdown {
                 compute,
-                recompute: computing - compute,
+                recompute,
                 tensor: seconds(tensor_group),
                 exchange,
-                bubble: (computing + critical) * (stretch - 1.0),
-                data: exposed(computing),
+                bubble: (compute + recompute + critical) * (stretch - 1.0),
+                data: exposed(compute + recompute),
             }
         };
         // Given the MFU over whole steps, the rate while busy is the one for
@@ -551,16 +555,19 @@ impl Plan {
         let busy_share = match self.step_mfu {
             Some(mfu) => {
                 let step = model_flop / (peak * mfu.max(f64::MIN_POSITIVE));
-                let computing = computing_for_step(step, |c| breakdown_at(c).total());
+                let work = hardware_flop * pace;
+                let computing = computing_for_step(step, |c| {
+                    breakdown_at(work / c.max(f64::MIN_POSITIVE)).total()
+                });
                 if computing > 0.0 {
-                    (hardware_flop * pace / (peak * computing)).min(1.0)
+                    (work / (peak * computing)).min(1.0)
                 } else {
                     1.0
                 }
             }
             None => self.rate.busy,
         };
-        let breakdown = breakdown_at(hardware_flop * pace / (peak * busy_share));
+        let breakdown = breakdown_at(peak * busy_share);
         let step = breakdown.total();
         let usable = self.problem().is_none();
         PlanEstimate {
@@ -802,6 +809,30 @@ mod tests {
             course_plan(ZeroStage::Three, 64).estimate().state.total(),
             Bytes(17.5e9)
         );
+    }
+
+    /// Without recomputation a step has no recomputation part, at any rate
+    /// (a split of the seconds left one of about 1e-16 s at some rates, which
+    /// the bar drew): each part is its own FLOP over the rate.
+    #[test]
+    fn no_recomputation_part_without_recomputation() {
+        let plan = course_plan(ZeroStage::Three, 64);
+        assert_eq!(plan.activations.recompute, Recompute::None);
+        for hundredths in 1..=100 {
+            let busy = f64::from(hundredths) / 100.0;
+            let estimate = Plan {
+                rate: Rate { busy, ..plan.rate },
+                ..plan
+            }
+            .estimate();
+            assert_eq!(estimate.breakdown.recompute, 0.0, "busy {busy}");
+            let published = Plan {
+                step_mfu: Some(busy),
+                ..plan
+            }
+            .estimate();
+            assert_eq!(published.breakdown.recompute, 0.0, "step-mfu {busy}");
+        }
     }
 
     #[test]
