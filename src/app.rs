@@ -9,7 +9,7 @@ use crate::embedded::Embedded;
 use crate::figures::{find, Figure, Live, FIGURES};
 use crate::hooks::use_url_writer;
 use crate::model::memory::BytesPerParam;
-use crate::model::query::{read_choice, to_search, Notice, Pairs, Query};
+use crate::model::query::{read_choice, repeated_keys, to_search, Notice, Pairs, Query};
 use crate::model::scenario::read_bytes_per_param;
 use crate::page::{assumed_in, take_over_page};
 use crate::settings::{provide_settings, PageBytes, PageSettings};
@@ -121,6 +121,7 @@ pub fn App() -> impl IntoView {
         panic!("panic-test: a deliberate panic, to check that the reader sees a message");
     }
     let mut notices = Vec::new();
+    repeated_keys(&query, &mut notices);
     let route = Route::from_query(&query, &mut notices);
     let initial = PageSettings::from_query(&query, &mut notices);
     initial.apply();

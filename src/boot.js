@@ -8,18 +8,26 @@
 // read, and remembered in this browser where it allows.
 const store = (() => { try { return localStorage; } catch { return null; } })();
 const SUFFIXES = { K: 1e3, M: 1e6, B: 1e9, T: 1e12 };
+const SUPERSCRIPTS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 // What the reader typed: its value and `slack`, half a unit of the last digit
 // typed (27.3% is 0.273 give or take 0.0005), or why it could not be read.
+// Read as people write numbers: "m = 28", "16 layers" and "8.4e23 FLOP"
+// where no unit is asked for, "8.4 × 10^23" and "8.4×10²³", thousands
+// grouped by commas or spaces ("1,024", "1 024"), a decimal comma ("17,5").
 const readAnswer = (typed, unit) => {
-  let text = typed.trim();
+  let text = typed.trim().replace(/^[a-z][\w -]*=\s*/i, '');
   if (unit && text.toUpperCase().endsWith(unit.toUpperCase())) text = text.slice(0, -unit.length).trim();
+  else if (!unit) text = text.replace(/\s*[a-z]{2,}[a-z -]*$/i, '');
+  text = text.replace(/\s*[x×*·]\s*10\s*(?:\^|\*\*)?\s*([-+⁻]?[\d⁰¹²³⁴⁵⁶⁷⁸⁹]+)$/i,
+    (_, power) => `e${[...power].map((c) => (c === '⁻' ? '-' : SUPERSCRIPTS.includes(c) ? SUPERSCRIPTS.indexOf(c) : c)).join('')}`);
   const fraction = text.match(/^(\d+(?:\.\d+)?) ?\/ ?(\d*[1-9]\d*(?:\.\d+)?)$/);
   if (fraction) return { value: fraction[1] / fraction[2], slack: 0, digits: Infinity };
   const percent = text.endsWith('%') ? 100 : 1;
   text = text.slice(0, percent > 1 ? -1 : undefined).trim();
   const suffix = (!unit && SUFFIXES[text.slice(-1).toUpperCase()]) || 1;
   if (suffix > 1) text = text.slice(0, -1);
-  if (/^\d{1,3}(,\d{3})+(\.\d*)?$/.test(text)) text = text.replaceAll(',', '');
+  if (/^\d{1,3}([, \u00a0\u202f]\d{3})+(\.\d*)?$/.test(text)) text = text.replace(/[, \u00a0\u202f]/g, '');
+  else text = text.replace(/^(\d+),(\d+)$/, '$1.$2');
   const [, whole = '', decimals = '', exponent = 0] = text.match(/^(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i) ?? [];
   if (!whole && !decimals) {
     return { reason: `Type a number${unit ? ` of ${unit}` : ''}, such as 17.5, 27.3%, 3/11 or 1,024.` };
@@ -29,6 +37,7 @@ const readAnswer = (typed, unit) => {
     value: Number(`${whole || 0}.${decimals}`) * scale,
     slack: 0.5 * 10 ** -decimals.length * scale,
     digits: (whole + decimals).replace(/^0+/, '').length,
+    percent: percent > 1,
   };
 };
 // An answer read, right or not, opens the way to the worked solution.
@@ -42,13 +51,19 @@ const check = (form) => {
   const answer = Number(form.dataset.answer);
   const tolerance = Number(form.dataset.tolerance);
   const read = readAnswer(form.querySelector('input').value, form.dataset.unit);
+  if (read.reason) return answered(form, 'unreadable', read.reason);
   // A count (tolerance 0) must be exact; otherwise the typed digits may round to the answer.
-  const near = read.reason == null && Math.abs(read.value - answer) <= (tolerance && Math.max(tolerance, read.slack)) + 1e-9 * Math.abs(answer);
-  if (read.reason) answered(form, 'unreadable', read.reason);
-  else if (near && read.digits < 2 && read.value !== answer) answered(form, 'unreadable', 'Close: give two significant figures or more.');
-  else if (near) {
+  const near = (value, slack) => Math.abs(value - answer) <= (tolerance && Math.max(tolerance, slack)) + 1e-9 * Math.abs(answer);
+  // An answer asked in units of 10^n (data-power) may also be typed whole: 8.4e23 for 8.4.
+  const scale = near(read.value, read.slack) ? 1 : 10 ** Number(form.dataset.power ?? 0);
+  const value = read.value / scale;
+  if (near(value, read.slack / scale)) {
+    if (read.digits < 2 && value !== answer) return answered(form, 'unreadable', 'Close: give two significant figures or more.');
     answered(form, 'right', 'Right.');
     try { store?.setItem(`parallax:${form.dataset.question}`, 'solved'); } catch {}
+  } else if (answer < 1 && !read.percent && near(value / 100, read.slack / 100)) {
+    // "27" for a bubble of 0.27: right as a percentage, which the reader should say.
+    answered(form, 'unreadable', `As a fraction, ${value} is more than the whole: type ${value}% or ${value / 100}.`);
   } else answered(form, 'wrong', `Not yet. Hint: ${form.querySelector('.question__hint').textContent}`);
 };
 const restore = (root) => {

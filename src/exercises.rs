@@ -26,6 +26,8 @@ pub struct Exercise {
     pub hint: &'static str,
     /// The answer, in the unit the prompt asks for.
     pub answer: fn() -> f64,
+    /// The answer is in units of 10^power (0: plain).
+    pub power: i32,
     /// The worked solution, given the answer.
     pub solution: fn(f64) -> String,
 }
@@ -54,6 +56,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.1,
         hint: "Stage 3 shards all 16 bytes of every parameter across the GPUs.",
         answer: || zero_gb(70e9, ZeroStage::Three, 64),
+        power: 0,
         solution: |a| format!("16 × 70 × 10⁹ / 64 = {a:.1} × 10⁹ bytes: {a:.1} GB a GPU, room to spare on an 80 GB device."),
     },
     Exercise {
@@ -63,6 +66,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.001,
         hint: "Use (p − 1)/(m + p − 1).",
         answer: || bubble(Schedule::GPipe, 4, 8, 1),
+        power: 0,
         solution: |a| format!("(4 − 1)/(8 + 4 − 1) = 3/11 ≈ {a:.4}: a GPU idles for just over a quarter of each step."),
     },
     Exercise {
@@ -72,6 +76,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.1,
         hint: "Weights and gradients are 4 bytes a parameter, whole; the 12 bytes are divided by 8.",
         answer: || zero_gb(7e9, ZeroStage::One, 8),
+        power: 0,
         solution: |a| format!("(4 + 12/8) × 7 × 10⁹ = 5.5 × 7 × 10⁹ = {a:.1} GB."),
     },
     Exercise {
@@ -81,6 +86,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.1,
         hint: "Stage 2 keeps the 2-byte weights whole and shards the gradients and the optimizer state: (2 + 14/N) bytes a parameter.",
         answer: || zero_gb(13e9, ZeroStage::Two, 16),
+        power: 0,
         solution: |a| format!("(2 + (2 + 12)/16) × 13 × 10⁹ = 2.875 × 13 × 10⁹ = {a:.1} GB."),
     },
     Exercise {
@@ -93,6 +99,7 @@ pub const EXERCISES: [Exercise; 9] = [
             let gradient = TrainingState::full(DEFAULT_MODEL.params(), BytesPerParam::MIXED_PRECISION_ADAM).gradients;
             ring_allreduce_sent(gradient, 64).value() / 1e9
         },
+        power: 0,
         solution: |a| format!("2 × 63/64 × 13.48 GB (the 13.5 GB of the question, to four figures) = {a:.1} GB: almost exactly twice the gradient, whatever N is."),
     },
     Exercise {
@@ -102,6 +109,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 1.0,
         hint: "Each all-reduce sums an s × h tensor of 2-byte values, and a ring sends 2(t − 1)/t of it.",
         answer: || sent_per_gpu_per_layer(&DEFAULT_MODEL.arch, 8, 4096.0).value() / 1e6,
+        power: 0,
         solution: |a| format!("4 × 2 × 7/8 × (4,096 × 4,096 × 2 B = 33.6 MB) = {a:.0} MB."),
     },
     Exercise {
@@ -111,6 +119,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.0,
         hint: "The three degrees multiply.",
         answer: || f64::from(RUN_3D.gpus()),
+        power: 0,
         solution: |a| format!("8 × 8 × 16 = {} GPUs, or {} nodes of 8.", group_thousands(a), RUN_3D.nodes(8)),
     },
     Exercise {
@@ -120,6 +129,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.05,
         hint: "Multiply 6 by the parameters and by the tokens, then give how many 10²³ that is (1.5 for 1.5 × 10²³).",
         answer: || training_flop(70e9, 2e12).value() / 1e23,
+        power: 23,
         solution: |a| format!("6 × 7 × 10¹⁰ × 2 × 10¹² = {a:.1} × 10²³ FLOP."),
     },
     Exercise {
@@ -129,6 +139,7 @@ pub const EXERCISES: [Exercise; 9] = [
         tolerance: 0.0,
         hint: "Count the checkpoints, plus the network's output, plus the layers of one segment recomputed.",
         answer: || predicted_peak_tensors(64, 8) as f64,
+        power: 0,
         solution: |a| format!("64/8 = 8 checkpoints (the input among them) and the output, plus 7 recomputed outputs inside the last segment: {a:.0}, against 65 when every activation is kept."),
     },
 ];
@@ -148,6 +159,7 @@ pub fn Exercises() -> impl IntoView {
                     answer=answer
                     unit=exercise.unit
                     tolerance=exercise.tolerance
+                    power=exercise.power
                     hint=exercise.hint
                     solution=(exercise.solution)(answer)
                 />

@@ -1,6 +1,7 @@
 //! Settings of the page rather than of one figure, each kept in the URL:
 //! the colour scheme (`theme`), the unit of byte readouts (`units`), whether
-//! an embedded figure shows its share panel and settings (`chrome`), and the
+//! an embedded figure shows its share panel and settings (`chrome`), whether
+//! a figure asks its built-in questions (`quiz`), and the
 //! training state's bytes a parameter (`bytes`, held in every figure's
 //! scenario so that an embedded figure carries it too).
 
@@ -23,6 +24,9 @@ pub struct PageSettings {
     pub units: ByteUnit,
     /// `chrome=0`: an embedded figure without its share panel and settings.
     pub chrome: bool,
+    /// `quiz=0`: every figure without its built-in questions (a course
+    /// author asking their own).
+    pub quiz: bool,
 }
 
 impl Default for PageSettings {
@@ -31,6 +35,7 @@ impl Default for PageSettings {
             theme: None,
             units: ByteUnit::Decimal,
             chrome: true,
+            quiz: true,
         }
     }
 }
@@ -43,6 +48,7 @@ impl PageSettings {
             theme: read_choice(query, "theme", &Self::THEMES, notices),
             units: read_option(query, "units", notices).unwrap_or_default(),
             chrome: read_choice(query, "chrome", &["0", "1"], notices) != Some("0"),
+            quiz: read_choice(query, "quiz", &["0", "1"], notices) != Some("0"),
         }
     }
 
@@ -53,8 +59,10 @@ impl PageSettings {
         if self.units != ByteUnit::default() {
             pairs.push(("units".to_string(), self.units.id().to_string()));
         }
-        if !self.chrome {
-            pairs.push(("chrome".to_string(), "0".to_string()));
+        for (key, shown) in [("chrome", self.chrome), ("quiz", self.quiz)] {
+            if !shown {
+                pairs.push((key.to_string(), "0".to_string()));
+            }
         }
     }
 
@@ -195,5 +203,23 @@ mod tests {
         assert_eq!(pairs, [("chrome".to_string(), "0".to_string())]);
         assert!(PageSettings::from_query(&Query::parse("?chrome=2"), &mut notices).chrome);
         assert_eq!(notices[0].key, "chrome");
+    }
+
+    /// `quiz=0` (issue 37) hides the questions, and is kept beside `chrome=0`.
+    #[test]
+    fn quiz_0_hides_the_questions_and_is_kept() {
+        let mut notices = Vec::new();
+        let bare = PageSettings::from_query(&Query::parse("?quiz=0&chrome=0"), &mut notices);
+        assert!(!bare.quiz && !bare.chrome && notices.is_empty());
+        let mut pairs = Vec::new();
+        bare.write(&mut pairs);
+        let written: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(written, [("chrome", "0"), ("quiz", "0")]);
+        assert!(PageSettings::default().quiz);
+        assert!(PageSettings::from_query(&Query::parse("?quiz=no"), &mut notices).quiz);
+        assert_eq!(notices[0].key, "quiz");
     }
 }

@@ -34,6 +34,56 @@ fn keys(figure: &Figure) -> Vec<KeyDoc> {
     (figure.native.keys)()
 }
 
+/// A value other than any preset's, for each shared key.
+fn probe(key: &str) -> &'static str {
+    match key {
+        "model" => "llama3-70b",
+        "gpu" => "a100-80gb",
+        "params" => "70B",
+        "layers" => "36",
+        "hidden" => "6144",
+        "ffn" => "16384",
+        "heads" => "48",
+        "kv-heads" => "4",
+        "vocab" => "50000",
+        "seq" => "3072",
+        "experts" => "8",
+        "top-k" => "2",
+        "tflops" => "500",
+        "busy-util" => "0.5",
+        "flop" => "6nd-attn",
+        "attention" => "standard",
+        "tokens" => "1T",
+        "batch" => "256",
+        "bytes" => "18",
+        other => panic!("give the shared key {other} a value to probe"),
+    }
+}
+
+/// The shared keys a figure reads: those it has a control for, and those
+/// that change one of its readouts (issue 37: the planner's entry left out
+/// `bytes`, `layers`, `hidden` and `vocab`, which its run cards' links set).
+fn shared_keys_read(figure: &Figure) -> Vec<&'static str> {
+    let values = |query: &Query| -> Vec<f64> {
+        (figure.native.readouts)(query, &mut Vec::new())
+            .iter()
+            .map(|r| r.value)
+            .collect()
+    };
+    let defaults = values(&Query::default());
+    let controls = keys(figure);
+    SHARED_KEYS
+        .iter()
+        .flat_map(|(keys, _)| keys.split(", "))
+        // The lab's own `layers` and `batch` are not the shared ones.
+        .filter(|key| !controls.iter().any(|k| !k.shared && k.key == *key))
+        .filter(|key| {
+            controls.iter().any(|k| k.shared && k.key == *key)
+                || values(&Query::parse(&format!("?{key}={}", probe(key)))) != defaults
+        })
+        .collect()
+}
+
 fn example_query(figure: &Figure) -> String {
     format!("?fig={}&{}", figure.slug(), figure.about.example)
 }
@@ -68,15 +118,14 @@ fn embed_page() -> String {
         .iter()
         .map(|figure| {
             let slug = figure.slug();
-            let (shared, own): (Vec<KeyDoc>, Vec<KeyDoc>) = keys(figure).into_iter().partition(|k| k.shared);
+            let own: Vec<KeyDoc> = keys(figure).into_iter().filter(|k| !k.shared).collect();
             let mut params: Vec<String> = own
                 .iter()
                 .map(|k| format!("          <li><code>{}</code>: {} {}.</li>", k.key, inline_code(k.help), inline_code(&k.values)))
                 .collect();
             // A key with two controls (a slider and a box) is listed once.
             params.dedup_by(|a, b| a.split("</code>").next() == b.split("</code>").next());
-            let mut shared: Vec<String> = shared.iter().map(|k| format!("<code>{}</code>", k.key)).collect();
-            shared.dedup();
+            let shared: Vec<String> = shared_keys_read(figure).iter().map(|key| format!("<code>{key}</code>")).collect();
             if !shared.is_empty() {
                 let lead = if params.is_empty() { "The shared parameters above" } else { "And the shared parameters above" };
                 params.push(format!("          <li>{lead}: {}.</li>", shared.join(", ")));
@@ -124,7 +173,8 @@ fn embed_page() -> String {
         Each figure below has its parameters, an example and a live preview of that example. Set the
         preview up the way you want it and copy the embed code from its "Share or embed" panel (under
         the figure), or adapt the snippet shown here, replacing <code>{HOST}</code> with wherever these
-        files are served from. Add <code>&amp;chrome=0</code> to show the figure without that panel.</p>
+        files are served from. Add <code>&amp;chrome=0</code> to show the figure without that panel, and
+        <code>&amp;quiz=0</code> without its questions.</p>
       <h2>Parameters the figures share</h2>
       <ul class="params">
 {shared}
@@ -134,6 +184,7 @@ fn embed_page() -> String {
       <h2>How the embedded figure looks</h2>
       <ul class="params">
         <li><code>chrome</code>: <code>0</code> shows the figure alone, without its share panel and settings (default <code>1</code>)</li>
+        <li><code>quiz</code>: <code>0</code> leaves out the figure's built-in questions, for a page that asks its own, with the readout that answers one (the bubble's <code>micro-for-10pct</code>) (default <code>1</code>); with <code>chrome=0</code>, the figure and nothing else</li>
         <li><code>theme</code>: <code>light</code> or <code>dark</code>, where the figure should not follow the reader's preference</li>
         <li><code>units</code>: byte readouts in <code>gb</code> (default) or <code>gib</code></li>
       </ul>
@@ -181,23 +232,21 @@ fn readme_section() -> String {
             figure.slug(),
             figure.about.title
         ));
-        let (shared, own): (Vec<KeyDoc>, Vec<KeyDoc>) =
-            keys(figure).into_iter().partition(|k| k.shared);
-        let own: Vec<String> = own
+        let mut own: Vec<String> = keys(figure)
             .iter()
+            .filter(|k| !k.shared)
             .map(|k| format!("`{}` {}", k.key, k.values))
             .collect();
-        let mut shared: Vec<String> = shared.iter().map(|k| format!("`{}`", k.key)).collect();
         // A key with two controls (a slider and a box) is one key.
-        shared.dedup();
+        own.dedup();
+        let shared: Vec<String> = shared_keys_read(figure)
+            .iter()
+            .map(|key| format!("`{key}`"))
+            .collect();
         out.push_str(&match (own.is_empty(), shared.is_empty()) {
-            (false, false) => format!(
-                "{}; controls for the shared {}",
-                own.join("; "),
-                shared.join(", ")
-            ),
+            (false, false) => format!("{}; reads the shared {}", own.join("; "), shared.join(", ")),
             (false, true) => own.join("; "),
-            (true, _) => format!("controls for the shared {}", shared.join(", ")),
+            (true, _) => format!("reads the shared {}", shared.join(", ")),
         });
         let readouts = (figure.native.readouts)(&Query::default(), &mut Vec::new());
         let readouts: Vec<String> = readouts

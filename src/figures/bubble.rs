@@ -221,7 +221,7 @@ impl Params for BubbleParams {
         Some(
             view! {
                 <section class="figure__try" aria-label="Try the bubble question">
-                    <p class="figure__try-title">"Try: work it out first"</p>
+                    <p class="figure__try-title">"Try: work it out first, for settings of its own, whatever the figure shows"</p>
                     <NumberQuestion
                         id="bubble-10pct"
                         prompt="With 4 stages under GPipe, how many micro-batches bring the bubble below 10%?"

@@ -137,8 +137,11 @@ pub struct Under {
 /// The questions, the diagram, the panel of readouts, the equations and "In
 /// words": built once for every figure, not once per figure's parameter type.
 pub fn standard_body(questions: Option<AnyView>, diagram: AnyView, under: Memo<Under>) -> AnyView {
+    // `quiz=0`: the author asks their own questions. Checked here, in the
+    // one body every figure shares, not in each figure's own code.
+    let quiz = crate::settings::use_settings().with_untracked(|s| s.quiz);
     view! {
-        {questions}
+        {questions.filter(|_| quiz)}
         {diagram}
         <div class="figure__readouts">
             {rows(under, |u| u.panel.as_slice(), |readout| view! { <Readout data=readout/> })}

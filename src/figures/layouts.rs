@@ -51,6 +51,8 @@ pub fn step_parts(step: &StepBreakdown) -> Vec<StepPart> {
 /// A found layout, as a row of the table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayoutRow {
+    /// Its place, fastest first: 1 to 10.
+    pub rank: usize,
     /// Its degrees: `t 8 × p 8 × d 16`.
     pub degrees: String,
     /// Its stage, micro-batch, recomputation and schedule.
@@ -88,9 +90,11 @@ fn degrees(plan: &Plan) -> String {
 }
 
 fn settings(plan: &Plan) -> String {
+    // One stage has no schedule to name (a newcomer read "1F1B" at p 1).
     let schedule = match plan.schedule {
-        Schedule::Interleaved => format!("interleaved, {} chunks", plan.chunks),
-        other => other.label().to_string(),
+        _ if plan.pipeline == 1 => String::new(),
+        Schedule::Interleaved => format!(", interleaved, {} chunks", plan.chunks),
+        other => format!(", {}", other.label()),
     };
     let recompute = match plan.activations.recompute {
         Recompute::None => "no recomputation",
@@ -103,7 +107,7 @@ fn settings(plan: &Plan) -> String {
         ""
     };
     format!(
-        "{}, micro-batch {}, {recompute}{sequence}, {schedule}",
+        "{}, micro-batch {}, {recompute}{sequence}{schedule}",
         plan.stage.label(),
         plan.activations.micro_batch
     )
@@ -115,7 +119,9 @@ pub fn search_data(base: &Plan) -> SearchData {
     let rows: Vec<LayoutRow> = result
         .best
         .iter()
-        .map(|found| LayoutRow {
+        .enumerate()
+        .map(|(i, found)| LayoutRow {
+            rank: i + 1,
             degrees: degrees(&found.plan),
             settings: settings(&found.plan),
             memory: format!(
@@ -248,21 +254,41 @@ pub fn LayoutTable(
     view! {
         <section class="layouts" aria-label="The best layouts">
             <p class="layouts__summary" role="status">{move || data.with(|d| d.as_ref().map(|d| d.rejected.clone()))}</p>
-            <ol class="layouts__list">
-                {rows(found, |r| r.as_slice(), move |row| view! {
-                    <li class="layouts__row">
-                        <span class="layouts__degrees">{move || row.with(|r| r.degrees.clone())}</span>
-                        <span class="layouts__settings">{move || row.with(|r| r.settings.clone())}</span>
-                        <span class="layouts__numbers">{move || row.with(|r| format!("{} a step{}; {}", r.step, if r.tied { " (tied)" } else { "" }, r.memory))}</span>
-                        <button
-                            type="button"
-                            class="button"
-                            aria-label=move || row.with(|r| format!("Use {}", r.degrees))
-                            on:click=move |_| apply.run(row.with_untracked(|r| r.plan))
-                        >"Use"</button>
-                    </li>
-                })}
-            </ol>
+            // A table, so that the columns align; it scrolls sideways on a
+            // phone rather than wrapping a row's numbers onto two lines.
+            <div class="layouts__scroll" tabindex="0" role="region" aria-label="The best layouts, fastest first">
+                <table class="layouts__table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"#"</th>
+                            <th scope="col">"Layout"</th>
+                            <th scope="col" class="layouts__number">"Step"</th>
+                            <th scope="col" class="layouts__number">"Memory a GPU"</th>
+                            <th scope="col">"Settings"</th>
+                            <th scope="col"><span class="visually-hidden">"Apply"</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {rows(found, |r| r.as_slice(), move |row| view! {
+                            <tr>
+                                <td class="layouts__number">{move || row.with(|r| r.rank)}</td>
+                                <th scope="row" class="layouts__degrees">{move || row.with(|r| r.degrees.clone())}</th>
+                                <td class="layouts__number">{move || row.with(|r| format!("{}{}", r.step, if r.tied { " (tied)" } else { "" }))}</td>
+                                <td class="layouts__number">{move || row.with(|r| r.memory.clone())}</td>
+                                <td class="layouts__settings">{move || row.with(|r| r.settings.clone())}</td>
+                                <td>
+                                    <button
+                                        type="button"
+                                        class="button"
+                                        aria-label=move || row.with(|r| format!("Use {}", r.degrees))
+                                        on:click=move |_| apply.run(row.with_untracked(|r| r.plan))
+                                    >"Use"</button>
+                                </td>
+                            </tr>
+                        })}
+                    </tbody>
+                </table>
+            </div>
         </section>
     }
 }

@@ -26,7 +26,7 @@ pub const GLOSSARY: &[Symbol] = &[
     symbol(
         "Ψ",
         "s",
-        "the parameters the most loaded GPU keeps: its stage's, split t ways",
+        "the parameters the most loaded GPU keeps: its stage's, split across its tensor-parallel group",
     ),
     symbol("C", "", "the training's FLOP"),
     symbol("C", "step", "a step's FLOP"),

@@ -594,7 +594,8 @@ mod tests {
             &crate::model::query::Query::parse("tp=3&link=carrier-pigeon"),
             &mut notices,
         );
-        assert_eq!((params.tp, params.link), (4, Link::NvLink));
+        // 3 is not a degree: the nearer of 2 and 4, the lower (issue 37); a link has no nearest.
+        assert_eq!((params.tp, params.link), (2, Link::NvLink));
         assert_eq!(notices.len(), 2);
     }
 }

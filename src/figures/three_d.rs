@@ -699,6 +699,8 @@ mod tests {
             params.layout,
             Layout {
                 data: 128,
+                // 3 is not a degree: the nearest, 2 (issue 37).
+                tensor: 2,
                 ..PRESETS[2].layout
             }
         );
@@ -708,7 +710,7 @@ mod tests {
         params.write(&mut pairs);
         assert_eq!(
             pairs,
-            [("tp", "1"), ("pp", "1"), ("zero", "3"), ("dp", "128")]
+            [("tp", "2"), ("pp", "1"), ("zero", "3"), ("dp", "128")]
                 .map(|(k, v)| (k.to_string(), v.to_string()))
         );
     }

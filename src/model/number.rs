@@ -3,9 +3,9 @@
 //! The grammar is the one `shared/spec/figures.md` publishes: a decimal or
 //! scientific number, optionally followed by one of the suffixes K, M, B, T
 //! (thousand, million, billion, trillion), case-insensitive, and may
-//! follow a space (`15 T`). Commas are not read: `1,5` may be a decimal
-//! comma, and reading `1,000` as a thousand cost 0.4 KB of the bundle,
-//! which has no room for it.
+//! follow a space (`15 T`). A number box reads what the page writes too:
+//! commas between groups of three digits (`1,024`, `1,000T`, issue 37).
+//! Any other comma is an error, since `1,5` may be a decimal comma.
 //! Anything else, including `inf`, `NaN` and numbers too large for an f64,
 //! is an error.
 
@@ -48,6 +48,23 @@ fn scaled(text: &str) -> (&str, i32) {
     (&text[..text.len() - 1], exponent)
 }
 
+/// `body` without its thousands separators, if every comma in it stands
+/// between groups of three digits of the whole part: `1,024.5` is
+/// `1024.5`; `1,5`, `,024`, `1,02` and `1.024,5` are `None`.
+fn ungroup(body: &str) -> Option<String> {
+    let whole = &body[..body.find(['.', 'e', 'E']).unwrap_or(body.len())];
+    let digits = whole.trim_start_matches(['-', '+']);
+    // Counted from the right, every fourth character is a comma, and only those.
+    let grouped = !digits.starts_with(',')
+        && !body[whole.len()..].contains(',')
+        && digits
+            .bytes()
+            .rev()
+            .enumerate()
+            .all(|(i, b)| (b == b',') == (i % 4 == 3));
+    grouped.then(|| body.split(',').collect())
+}
+
 /// Parses a number in the spec's grammar into a finite `f64`; a suffix may
 /// follow a space.
 pub fn parse_number(text: &str) -> Result<f64, NumberError> {
@@ -60,6 +77,13 @@ pub fn parse_number(text: &str) -> Result<f64, NumberError> {
     }
     let (body, exponent) = scaled(text);
     let body = body.trim_end();
+    let ungrouped;
+    let body = if body.contains(',') {
+        ungrouped = ungroup(body).ok_or(NumberError::NotANumber)?;
+        ungrouped.as_str()
+    } else {
+        body
+    };
     // `f64::from_str` also accepts "inf", "NaN" and "infinity"; the spec does not.
     let well_formed = body.bytes().any(|b| b.is_ascii_digit())
         && body
@@ -112,7 +136,24 @@ mod tests {
     fn a_suffix_may_follow_a_space() {
         assert_eq!(parse_number("15 T"), Ok(15e12));
         assert_eq!(parse_number("1.5 b"), Ok(1.5e9));
-        assert_eq!(parse_number("1,000T"), Err(NumberError::NotANumber));
+    }
+
+    /// Thousands separators, as the page writes its numbers (issue 37).
+    #[test]
+    fn reads_thousands_separators() {
+        assert_eq!(parse_number("1,024"), Ok(1024.0));
+        assert_eq!(parse_number("1,000T"), Ok(1e15));
+        assert_eq!(parse_number("16,384"), Ok(16384.0));
+        assert_eq!(parse_number("1,234,567.5"), Ok(1_234_567.5));
+        assert_eq!(parse_number("-2,048"), Ok(-2048.0));
+        assert_eq!(parse_number("1,000 t"), Ok(1e15));
+        // A decimal comma, or commas anywhere else, are not read.
+        for text in [
+            "1,5", "17,5", ",024", "1,02", "10,24", "1024,", "1,,024", "1.024,5", "1,024,5",
+            "1e3,000", ",",
+        ] {
+            assert_eq!(parse_number(text), Err(NumberError::NotANumber), "{text}");
+        }
     }
 
     #[test]

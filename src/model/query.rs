@@ -334,8 +334,10 @@ impl NumberSpec {
     }
 }
 
-/// Reads a parameter whose value must be one of `ids`; anything else adds a
-/// notice and yields `None` (the caller's default).
+/// Reads a parameter whose value must be one of `ids`. Anything else adds
+/// a notice and yields the nearest choice where both are numbers (`tp=16`
+/// of 1, 2, 4, 8 is 8; the lower of two as near), else `None` (the caller's
+/// default).
 pub fn read_choice<'a>(
     query: &Query,
     key: &str,
@@ -343,21 +345,51 @@ pub fn read_choice<'a>(
     notices: &mut Vec<Notice>,
 ) -> Option<&'a str> {
     let raw = query.get(key)?;
-    let found = ids
-        .iter()
-        .copied()
-        .find(|id| id.eq_ignore_ascii_case(raw.trim()));
-    if found.is_none() {
-        notices.push(Notice {
-            key: key.to_string(),
-            message: format!(
-                "{key} = {} is not one of the choices ({}), so the default is used.",
-                quote(raw),
-                ids.join(", ")
-            ),
-        });
+    if let Some(found) = ids.iter().find(|id| id.eq_ignore_ascii_case(raw.trim())) {
+        return Some(found);
     }
-    found
+    // The choice nearest the number typed, the first of two as near; none
+    // unless the value and every choice are numbers.
+    let typed = raw.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    let nearest = typed.and_then(|typed| {
+        let mut best: Option<(f64, &'a str)> = None;
+        for &id in ids {
+            let far = (id.parse::<f64>().ok()? - typed).abs();
+            if best.is_none_or(|(near, _)| far < near) {
+                best = Some((far, id));
+            }
+        }
+        best.map(|(_, id)| id)
+    });
+    notices.push(Notice {
+        key: key.to_string(),
+        message: format!(
+            "{key} = {} is not one of the choices ({}), so {} is used.",
+            quote(raw),
+            ids.join(", "),
+            nearest.map_or("the default".to_string(), |id| format!(
+                "the nearest, {id},"
+            ))
+        ),
+    });
+    nearest
+}
+
+/// A notice for each key the query gives more than once: the first value
+/// is the one read ([`Query::get`]), and the reader should know.
+pub fn repeated_keys(query: &Query, notices: &mut Vec<Notice>) {
+    for (i, (key, _)) in query.pairs.iter().enumerate() {
+        let earlier = query.pairs[..i].iter().filter(|(k, _)| k == key).count();
+        if earlier == 1 {
+            notices.push(Notice {
+                key: key.clone(),
+                message: format!(
+                    "{key} is given more than once; the first, {}, is used.",
+                    quote(query.get(key).unwrap_or_default())
+                ),
+            });
+        }
+    }
 }
 
 /// Reads a parameter whose value is one of a [`Choice`]'s ids; anything
@@ -382,6 +414,57 @@ mod tests {
         assert_eq!(query.get("flag"), Some(""));
         assert_eq!(query.get("missing"), None);
         assert_eq!(Query::parse(""), Query::default());
+    }
+
+    /// A number that is not a choice gets the nearest (issue 37: `tp=16`
+    /// fell back to 1 where the page promised the nearest allowed value).
+    #[test]
+    fn a_number_not_among_the_choices_gets_the_nearest() {
+        let tp = ["1", "2", "4", "8"];
+        let read = |search: &str, notices: &mut Vec<Notice>| {
+            read_choice(&Query::parse(search), "tp", &tp, notices)
+        };
+        let mut notices = Vec::new();
+        assert_eq!(read("?tp=16", &mut notices), Some("8"));
+        assert_eq!(
+            notices[0].message,
+            "tp = “16” is not one of the choices (1, 2, 4, 8), so the nearest, 8, is used."
+        );
+        assert_eq!(read("?tp=3", &mut notices), Some("2"));
+        assert_eq!(read("?tp=0.2", &mut notices), Some("1"));
+        assert_eq!(read("?tp=many", &mut notices), None);
+        assert!(notices[3].message.ends_with("so the default is used."));
+        assert_eq!(read("?tp=4", &mut notices), Some("4"));
+        assert_eq!(notices.len(), 4);
+        // Choices that are words have no nearest.
+        assert_eq!(
+            read_choice(&Query::parse("?s=7"), "s", &["gpipe", "1f1b"], &mut notices),
+            None
+        );
+    }
+
+    #[test]
+    fn a_key_given_twice_is_read_once_and_said() {
+        let query = Query::parse("?model=llama3-8b&gpus=8&model=gpt3-175b&model=x&gpus=8");
+        let mut notices = Vec::new();
+        repeated_keys(&query, &mut notices);
+        let said: Vec<(&str, &str)> = notices
+            .iter()
+            .map(|n| (n.key.as_str(), n.message.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "model",
+                    "model is given more than once; the first, “llama3-8b”, is used."
+                ),
+                (
+                    "gpus",
+                    "gpus is given more than once; the first, “8”, is used."
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -48,8 +48,10 @@ pub fn Prediction(
 /// answer and the worked solution on demand. The answer is written into
 /// the form (`data-answer`, in `unit`, with `data-tolerance`), and
 /// `src/boot.js` checks what the reader types, in the ways people write
-/// numbers (`17.5 GB`, `27.3%`, `3/11`, `1,024`), and remembers the
-/// questions answered right; nothing here runs after the form is drawn.
+/// numbers (`17.5 GB`, `27.3%`, `3/11`, `1,024`, `1 024`, `17,5`,
+/// `8.4 × 10^23`, `m = 28`, `16 layers`), and remembers the questions
+/// answered right; nothing here runs after the form is drawn. The box is a
+/// plain text box: a decimal keypad has neither `%` nor `/`.
 #[component]
 pub fn NumberQuestion(
     /// Stable id, for remembering progress and for tests.
@@ -60,6 +62,10 @@ pub fn NumberQuestion(
     answer: f64,
     /// The unit the prompt asks for (`GB`, `MB`), which the reader may type after the number; empty for a plain number.
     unit: &'static str,
+    /// The answer is in units of 10^power (0: plain), so that a reader may
+    /// also type it whole (`8.4e23` for 8.4 × 10²³).
+    #[prop(optional)]
+    power: i32,
     /// Accepted distance from the answer; 0 asks for the exact answer (a count).
     tolerance: f64,
     /// A nudge shown after a wrong answer.
@@ -75,6 +81,7 @@ pub fn NumberQuestion(
             data-answer=answer.to_string()
             data-unit=unit
             data-tolerance=tolerance.to_string()
+            data-power=(power != 0).then(|| power.to_string())
         >
             <label class="question__prompt" for=input_id.clone()>{prompt}</label>
             <div class="question__row">
@@ -82,7 +89,6 @@ pub fn NumberQuestion(
                     id=input_id
                     class="control__text question__input"
                     type="text"
-                    inputmode="decimal"
                     autocomplete="off"
                 />
                 <button type="submit" class="button">"Check"</button>

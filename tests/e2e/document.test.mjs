@@ -197,12 +197,12 @@ test("with every figure built and every share panel open, no id is on the page t
   assert.deepEqual(duplicated, []);
   // ZeRO's "Figure only": its box and no other, and the page stays where the reader is.
   const zero = page.locator('section[id="zero"] details.share');
-  const dpBox = page.locator('section[id="dp"] details.share input[type="checkbox"]');
+  const dpBox = page.locator('section[id="dp"] details.share').getByLabel('Figure only', { exact: false });
   const before = await dpBox.isChecked();
   await zero.scrollIntoViewIfNeeded();
   const scrolled = await page.evaluate(() => scrollY);
   await zero.getByText('Figure only', { exact: false }).click();
-  assert.equal(await zero.locator('input[type="checkbox"]').isChecked(), true);
+  assert.equal(await zero.getByLabel('Figure only', { exact: false }).isChecked(), true);
   assert.equal(await dpBox.isChecked(), before);
   assert.ok(Math.abs((await page.evaluate(() => scrollY)) - scrolled) < 200, 'the page did not jump');
   assert.deepEqual(errors, []);

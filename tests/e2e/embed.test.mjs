@@ -169,6 +169,18 @@ test('embed.html lists every figure with every parameter its controls write, and
     for (const key of keys) assert.ok(listed[figure].includes(key) || shared.includes(key), `${figure}: ${key} is not on embed.html`);
     await view.close();
   }
+  // Every key a run card's link sets is listed under the planner (issue 37: bytes, layers, hidden and vocab were not).
+  const cards = await app.browser.newPage();
+  await cards.goto(app.server.base);
+  const hrefs = await cards.$$eval('#published-runs .run__name a', (links) => links.map((a) => a.getAttribute('href')));
+  await cards.close();
+  assert.ok(hrefs.length >= 6);
+  for (const href of hrefs) {
+    for (const key of new URLSearchParams(href).keys()) {
+      if (key !== 'step') assert.ok(listed.planner.includes(key), `the planner's entry lists ${key} (${href})`);
+    }
+  }
+  assert.ok(shared.includes('quiz'), 'quiz=0 is documented');
   // The preview shows the example printed above it: Llama 3 8B, 16 × 8,030,261,248 bytes.
   const preview = page.frameLocator('#why iframe');
   await preview.locator('[data-readout="training-state"]').waitFor();
@@ -178,6 +190,38 @@ test('embed.html lists every figure with every parameter its controls write, and
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
   assert.deepEqual(errors, []);
   await close();
+});
+
+test('quiz=0 leaves out a figure\'s questions and nothing else, and an address with it keeps it, in its embed code too', async () => {
+  // The embed a course author made (issue 37): the bubble figure at 8 stages under 1F1B, figure only.
+  const query = `${app.server.base}?fig=bubble&pp=8&micro=32&schedule=1f1b&chrome=0`;
+  const asked = await open(app.browser, query);
+  await ready(asked.page);
+  assert.match(await asked.page.locator('.figure__try').textContent(), /whatever the figure shows.*With 4 stages under GPipe/s);
+  const bare = await open(app.browser, `${query}&quiz=0`);
+  await ready(bare.page);
+  assert.equal(await bare.page.locator('.figure__try').count(), 0);
+  assert.equal(await bare.page.locator('[data-notice]').count(), 0);
+  // Every readout but the one the question's reveal holds (micro-for-10pct answers it, and goes with it).
+  const { 'micro-for-10pct': answer, ...rest } = await readouts(asked.page);
+  assert.equal(answer.value, 64, '7/(m + 7) < 0.1 first at m = 64');
+  assert.deepEqual(await readouts(bare.page), rest);
+  await Promise.all([asked.close(), bare.close()]);
+  // An author's page with quiz=0 keeps it: the address, and the embed code its share panel writes.
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&quiz=0`);
+  await ready(page);
+  assert.equal(await page.locator('.figure__try').count(), 0);
+  await press(page, 'input[data-param="tp"][value="1"]', 'ArrowRight');
+  await urlMatching(page, /\?fig=planner&tp=2&quiz=0$/);
+  await openShare(page);
+  const snippet = await page.locator('.share__text').nth(1).inputValue();
+  assert.match(snippet, /\?fig=planner&amp;tp=2&amp;quiz=0"/);
+  const embedded = await open(app.browser, snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&'));
+  await ready(embedded.page);
+  assert.equal(await embedded.page.locator('.figure__try').count(), 0);
+  assert.deepEqual(await readouts(embedded.page), await readouts(page));
+  assert.deepEqual([...errors, ...embedded.errors], []);
+  await Promise.all([close(), embedded.close()]);
 });
 
 test('every figure: a non-default address, its share link and its embed code all show the same readouts', async () => {

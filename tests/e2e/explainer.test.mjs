@@ -377,6 +377,28 @@ test('dp: a batch of fewer sequences than GPUs brings N down to one GPU a sequen
   await close();
 });
 
+test('a link the page cleans up says so: a micro-batch past a replica\'s share, a key given twice, a degree not among the choices', async () => {
+  // 8 replicas of a batch of 4 sequences: each runs 1, so a micro-batch of 3 runs as 1 (issue 37: silently).
+  const cut = await embed('fig=planner&micro-batch=3&batch=4&gpus=8');
+  assert.equal(await cut.page.locator('[data-notice="micro-batch"]').textContent(),
+    'micro-batch = 3 is more than the 1 sequence each of the 8 replicas runs a step, so it is 1.');
+  assert.equal(await cut.page.locator('[data-notice]').count(), 1);
+  assert.deepEqual(cut.errors, []);
+  await cut.close();
+  // The first model= is read, and the second said: Llama 3 8B's configuration adds up to 8,030,261,248 parameters.
+  const twice = await embed('fig=planner&model=llama3-8b&model=gpt3-175b');
+  assert.match(await twice.page.locator('[data-notice="model"]').textContent(), /^model is given more than once; the first, .llama3-8b., is used\.$/);
+  assert.equal((await readouts(twice.page)).params.value, 8030261248);
+  assert.deepEqual(twice.errors, []);
+  await twice.close();
+  // tp=16 of 1, 2, 4, 8: the nearest, 8, as the notice says, and the control shows it (it fell back to 4 before).
+  const degree = await embed('fig=tp&tp=16');
+  assert.match(await degree.page.locator('[data-notice="tp"]').textContent(), /so the nearest, 8, is used\.$/);
+  assert.ok(await degree.page.locator('input[data-param="tp"][value="8"]').isChecked());
+  assert.deepEqual(degree.errors, []);
+  await degree.close();
+});
+
 test('bad values in every figure fall back with a notice', async () => {
   for (const [query, key] of [['fig=dp&gpus=0', 'gpus'], ['fig=zero&stage=9', 'stage'], ['fig=tp&tp=3', 'tp'],
     ['fig=pp&micro=banana', 'micro'], ['fig=3d&preset=nope', 'preset'], ['fig=pp&schedule=%3Cb%3E', 'schedule'],

@@ -202,8 +202,8 @@ test('the tokens box takes a suffix after a space and its label\'s own top, and 
   // 6 × 6.74e9 × 15e12 = 6.07e23 FLOP.
   assert.equal((await readouts(page)).compute.text, '6.1e23 FLOP');
   // The label's own top, as it writes it: 6 × 6.74e9 × 1e15 = 4.04e25 (a newcomer
-  // typed the "1,000T" it wrote before, which the parser does not read).
-  await box.fill('1000T');
+  // typed the "1,000T" the label writes, which the box refused before issue 37).
+  await box.fill('1,000T');
   await box.press('Enter');
   await urlMatching(page, /tokens=1000T/);
   assert.equal((await readouts(page)).compute.text, '4.0e25 FLOP');

@@ -316,11 +316,20 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
                 TimeRatio::Predicted(_) => readout.with_note(
                     "predicted: the runs were too quick for your browser's clock to time",
                 ),
+                TimeRatio::Unsure {
+                    measured, error, ..
+                } => readout.with_note(format!(
+                    "predicted; measured {}{}, but the clock's ticks could move a round's ratio by up to {}",
+                    format_ratio(measured.median, 2),
+                    if measured.rounds > 1 {
+                        format!(" ({})", rounds(measured))
+                    } else {
+                        String::new()
+                    },
+                    Fraction(error)
+                )),
                 TimeRatio::Measured(spread) if spread.rounds > 1 => {
-                    let mut note = format!("median of {} rounds, ", spread.rounds);
-                    note += &format_ratio(spread.low, 2);
-                    note += " to ";
-                    note += &format_ratio(spread.high, 2);
+                    let mut note = rounds(spread);
                     if spread.includes(1.0) {
                         note += ": within the noise, no slower than keeping everything";
                     }
@@ -334,6 +343,16 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
             .collect(),
         summary,
     }
+}
+
+/// The rounds' ratios: "median of 3 rounds, 1.27× to 1.31×".
+fn rounds(spread: Spread) -> String {
+    format!(
+        "median of {} rounds, {} to {}",
+        spread.rounds,
+        format_ratio(spread.low, 2),
+        format_ratio(spread.high, 2)
+    )
 }
 
 impl LabData {

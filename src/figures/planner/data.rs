@@ -43,6 +43,9 @@ pub struct PlannerData {
     pub mfu: ReadoutData,
     /// Both verdicts and the smallest fix, in words.
     pub verdict: String,
+    /// The answer in one line (fits, memory, step, run), which stays in
+    /// view while the reader sets the controls (issue 37).
+    pub answer: String,
     /// The step and the run, in words.
     pub timing: String,
     /// Where the activations' count differs from Megatron-LM's report, if it does.
@@ -265,6 +268,18 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
         .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
+        answer: format!(
+            "{}: {total} of the {} usable on the fullest GPU; a step takes {}; {} tokens take {}.",
+            if estimate.fits {
+                "Fits"
+            } else {
+                "Does not fit"
+            },
+            Bytes(plan.capacity.value() - plan.reserve.value()),
+            estimate.step_time,
+            Count(plan.tokens),
+            estimate.train_time
+        ),
         verdict,
         timing,
         caveat: caveat(params),

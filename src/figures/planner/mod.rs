@@ -480,7 +480,7 @@ impl Params for PlannerParams {
             scenario.params_override = Some(scenario.params());
             scenario.model = nearest_model(scenario.params());
         }
-        param::read(
+        let params = param::read(
             Self::TABLE,
             Self {
                 scenario,
@@ -489,7 +489,19 @@ impl Params for PlannerParams {
             },
             query,
             notices,
-        )
+        );
+        // A micro-batch the link sets past a replica's share of the batch
+        // runs as that share: the link is kept, and the reader told.
+        if let Some(cut) = query
+            .get("micro-batch")
+            .and_then(|_| words::micro_batch_cut(&params, &params.plan()))
+        {
+            notices.push(Notice {
+                key: "micro-batch".to_string(),
+                message: format!("micro-batch = {} is {cut}.", params.micro_batch),
+            });
+        }
+        params
     }
 
     /// A chosen model is always written (the planner's own default is the
@@ -516,6 +528,13 @@ impl Params for PlannerParams {
     fn diagram(params: Cells<Self>, data: Memo<PlannerData>) -> AnyView {
         let apply = Callback::new(move |plan: Plan| params.update(|p| p.apply(&plan)));
         view! {
+            // The answer in one line: a sibling of the controls in the
+            // figure's body, so that it can stick to the bottom of the
+            // window while any control is on screen, until the full answer
+            // below it is reached (issue 37: it was 1,266 px under the GPUs box).
+            <p class="fig-planner__answer" class:fig-planner__answer--over=move || data.with(|d| d.fits.value == 0.0)>
+                {move || data.with(|d| d.answer.clone())}
+            </p>
             <div class="figure__diagram fig-planner">
                 <p class="fig-planner__caption">{move || data.with(|d| d.layout.clone())}</p>
                 <p class="fig-planner__shape">{move || data.with(|d| d.shape.clone())}</p>
@@ -537,9 +556,16 @@ impl Params for PlannerParams {
         .into_any()
     }
 
-    /// The module's "Try": predict, then reveal the computed answer.
-    fn questions(_params: Cells<Self>, _data: Memo<PlannerData>) -> Option<AnyView> {
-        Some(questions::view())
+    /// The module's "Try": predict, then reveal the computed answer. It
+    /// asks about a 70B model on 8 GPUs, so it folds away once the planner
+    /// shows anything else: a link or card that sets it, or a control moved
+    /// (issue 37); the reader may open it again.
+    fn questions(params: Cells<Self>, _data: Memo<PlannerData>) -> Option<AnyView> {
+        let defaults = Self::default();
+        let folded = Memo::new(move |before: Option<&bool>| {
+            before == Some(&true) || params.with(|p| *p != defaults)
+        });
+        Some(questions::view(folded))
     }
 }
 

@@ -36,8 +36,8 @@ pub fn try_answers(capacity: Bytes) -> TryAnswers {
 }
 
 /// The questions, predict first, then reveal: on 80 GB GPUs, as the
-/// module asks them, whichever GPU the planner shows.
-pub(super) fn view() -> AnyView {
+/// module asks them, whichever GPU the planner shows; closed while `folded`.
+pub(super) fn view(folded: Memo<bool>) -> AnyView {
     let answers = try_answers(Bytes(80e9));
     let yes_no = |fits: bool| if fits { "yes" } else { "no" };
     let count = match answers.power_of_two {
@@ -55,9 +55,9 @@ pub(super) fn view() -> AnyView {
         _ => "No number of GPUs is enough for this GPU's memory.".to_string(),
     };
     view! {
-        <section class="figure__try" aria-label="Try the planner">
-            <p class="figure__try-title">"Try: predict first"</p>
-            <p>"A 70B model, training state only, on 80 GB GPUs. Commit to an answer, then reveal it."</p>
+        <details class="figure__try" aria-label="Try the planner" prop:open=move || !folded.get()>
+            <summary class="figure__try-title">"Try: predict first"</summary>
+            <p>"A 70B model, training state only, on 80 GB GPUs, whatever the planner shows. Commit to an answer, then reveal it."</p>
             <Prediction
                 id="planner-plain"
                 prompt="On 8 GPUs with plain data parallelism, does each GPU's training state fit?"
@@ -81,7 +81,7 @@ pub(super) fn view() -> AnyView {
                 correct=count
                 explanation=why_count
             />
-        </section>
+        </details>
     }
     .into_any()
 }

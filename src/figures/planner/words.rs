@@ -174,13 +174,10 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
             }
         ));
     }
-    if micro_batch < f64::from(params.micro_batch) && plan.batch >= d {
+    if let Some(cut) = micro_batch_cut(params, plan) {
         text.push_str(&format!(
-            " A micro-batch of {} is more than each of the {} replicas' {} sequences, so it is {}.",
-            group_thousands(f64::from(params.micro_batch)),
-            group_thousands(d),
-            group_thousands((plan.batch / d).floor()),
-            group_thousands(micro_batch)
+            " A micro-batch of {} is {cut}.",
+            group_thousands(f64::from(params.micro_batch))
         ));
     }
     // Name, with its bytes, link and bandwidth, the data-parallel traffic
@@ -222,6 +219,21 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
         }
     }
     text
+}
+
+/// Why the micro-batch run is smaller than the one set, when it is: "more
+/// than the 1 sequence each of the 8 replicas runs a step, so it is 1" (a
+/// replica runs at least one sequence, whatever the batch).
+pub(super) fn micro_batch_cut(params: &PlannerParams, plan: &Plan) -> Option<String> {
+    let run = plan.micro_batch();
+    (run < f64::from(params.micro_batch)).then(|| {
+        format!(
+            "more than the {} each of the {} replicas runs a step, so it is {}",
+            counted(run, "sequence", "sequences"),
+            group_thousands(f64::from(plan.data_parallel())),
+            group_thousands(run)
+        )
+    })
 }
 
 /// The rate a time assumes: the scenario's, or with a published MFU given
