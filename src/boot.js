@@ -127,7 +127,8 @@ for (const holder of document.querySelectorAll('[data-live]')) {
       if (!source) continue;
       const copy = () => { if (number.textContent !== source.textContent) number.textContent = source.textContent; };
       copy();
-      new MutationObserver(copy).observe(source, { childList: true, characterData: true, subtree: true });
+      // A number a reader can drag says its new value to a screen reader too, whatever moved it.
+      new MutationObserver(() => { copy(); describe(number); }).observe(source, { childList: true, characterData: true, subtree: true });
     }
     return true;
   };

@@ -179,12 +179,12 @@ fn embed_page() -> String {
       <ul class="params">
 {shared}
       </ul>
-      <p>Numbers may be written <code>8</code>, <code>0.5</code>, <code>2e12</code>, <code>50B</code> or <code>2T</code>.
+      <p>Numbers may be written <code>8</code>, <code>0.5</code>, <code>2e12</code>, <code>50B</code>, <code>2T</code> or <code>1,024</code>.
         A value the figure cannot use is replaced by its default or its nearest allowed value, and the figure says so.</p>
       <h2>How the embedded figure looks</h2>
       <ul class="params">
         <li><code>chrome</code>: <code>0</code> shows the figure alone, without its share panel and settings (default <code>1</code>)</li>
-        <li><code>quiz</code>: <code>0</code> leaves out the figure's built-in questions, for a page that asks its own, with the readout that answers one (the bubble's <code>micro-for-10pct</code>) (default <code>1</code>); with <code>chrome=0</code>, the figure and nothing else</li>
+        <li><code>quiz</code>: <code>0</code> leaves out the figure's built-in questions, for a page that asks its own (default <code>1</code>). The bubble's readout <code>micro-for-10pct</code>, the answer to its question, goes too. With <code>chrome=0</code>: the figure and nothing else</li>
         <li><code>theme</code>: <code>light</code> or <code>dark</code>, where the figure should not follow the reader's preference</li>
         <li><code>units</code>: byte readouts in <code>gb</code> (default) or <code>gib</code></li>
       </ul>

@@ -256,16 +256,17 @@ pub fn LayoutTable(
             <p class="layouts__summary" role="status">{move || data.with(|d| d.as_ref().map(|d| d.rejected.clone()))}</p>
             // A table, so that the columns align; it scrolls sideways on a
             // phone rather than wrapping a row's numbers onto two lines.
-            <div class="layouts__scroll" tabindex="0" role="region" aria-label="The best layouts, fastest first">
+            // "Use" beside the layout it applies, so that a phone shows it unscrolled.
+            <div class="layouts__scroll" tabindex="0" role="region" aria-label="The best layouts, in the search's order">
                 <table class="layouts__table">
                     <thead>
                         <tr>
-                            <th scope="col">"#"</th>
+                            <th scope="col" class="layouts__number">"#"</th>
                             <th scope="col">"Layout"</th>
+                            <th scope="col"><span class="visually-hidden">"Apply"</span></th>
                             <th scope="col" class="layouts__number">"Step"</th>
                             <th scope="col" class="layouts__number">"Memory a GPU"</th>
                             <th scope="col">"Settings"</th>
-                            <th scope="col"><span class="visually-hidden">"Apply"</span></th>
                         </tr>
                     </thead>
                     <tbody>
@@ -273,9 +274,6 @@ pub fn LayoutTable(
                             <tr>
                                 <td class="layouts__number">{move || row.with(|r| r.rank)}</td>
                                 <th scope="row" class="layouts__degrees">{move || row.with(|r| r.degrees.clone())}</th>
-                                <td class="layouts__number">{move || row.with(|r| format!("{}{}", r.step, if r.tied { " (tied)" } else { "" }))}</td>
-                                <td class="layouts__number">{move || row.with(|r| r.memory.clone())}</td>
-                                <td class="layouts__settings">{move || row.with(|r| r.settings.clone())}</td>
                                 <td>
                                     <button
                                         type="button"
@@ -284,6 +282,9 @@ pub fn LayoutTable(
                                         on:click=move |_| apply.run(row.with_untracked(|r| r.plan))
                                     >"Use"</button>
                                 </td>
+                                <td class="layouts__number">{move || row.with(|r| format!("{}{}", r.step, if r.tied { " (tied)" } else { "" }))}</td>
+                                <td class="layouts__number">{move || row.with(|r| r.memory.clone())}</td>
+                                <td class="layouts__settings">{move || row.with(|r| r.settings.clone())}</td>
                             </tr>
                         })}
                     </tbody>

@@ -20,6 +20,8 @@ pub enum NumberError {
     Empty,
     TooLong,
     NotANumber,
+    /// A comma that does not group thousands (`1,5`).
+    Comma,
     NotFinite,
 }
 
@@ -29,6 +31,7 @@ impl fmt::Display for NumberError {
             NumberError::Empty => "it is empty",
             NumberError::TooLong => "it is too long to be a number",
             NumberError::NotANumber => "it is not a number",
+            NumberError::Comma => "a comma only groups thousands, as in 1,024",
             NumberError::NotFinite => "it is too large to represent",
         })
     }
@@ -79,7 +82,7 @@ pub fn parse_number(text: &str) -> Result<f64, NumberError> {
     let body = body.trim_end();
     let ungrouped;
     let body = if body.contains(',') {
-        ungrouped = ungroup(body).ok_or(NumberError::NotANumber)?;
+        ungrouped = ungroup(body).ok_or(NumberError::Comma)?;
         ungrouped.as_str()
     } else {
         body
@@ -152,7 +155,7 @@ mod tests {
             "1,5", "17,5", ",024", "1,02", "10,24", "1024,", "1,,024", "1.024,5", "1,024,5",
             "1e3,000", ",",
         ] {
-            assert_eq!(parse_number(text), Err(NumberError::NotANumber), "{text}");
+            assert_eq!(parse_number(text), Err(NumberError::Comma), "{text}");
         }
     }
 

@@ -65,8 +65,9 @@ pub fn NumberInput(
                 on:change=move |event| {
                     let raw = event_target_value(&event);
                     let quoted: String = raw.chars().take(24).collect();
+                    // The figure keeps its value, and says which (a newcomer thought it had changed).
                     let outcome = parse_number(&raw)
-                        .map_err(|reason| format!("“{quoted}”: {reason}."))
+                        .map_err(|reason| format!("“{quoted}”: {reason}; still {}.", text.get_untracked()))
                         .and_then(|value| on_change.run(value));
                     error.set(outcome.err());
                 }

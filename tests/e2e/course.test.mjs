@@ -99,20 +99,49 @@ test('the planner\'s answer is on screen while its GPUs box is at the top of the
     const box = page.locator(`${scope}input[type=text][data-param="gpus"]`);
     await box.evaluate((input) => input.scrollIntoView({ block: 'start' }));
     const [strip, field] = await Promise.all([page.locator(`${scope}.fig-planner__answer`), box].map((l) => l.evaluate((e) => {
-      const r = e.getBoundingClientRect();
-      return { top: r.top, bottom: r.bottom };
+      const { top, bottom, left, right } = e.getBoundingClientRect();
+      return { top, bottom, left, right };
     })));
     const where = `${route} at ${viewport.width} px`;
     assert.ok(strip.top >= 0 && strip.bottom <= viewport.height, `${where}: the answer is in the window (${strip.top}–${strip.bottom})`);
-    assert.ok(field.bottom <= strip.top, `${where}: the answer does not cover the GPUs box`);
+    const apart = strip.left >= field.right || field.left >= strip.right || strip.top >= field.bottom || field.top >= strip.bottom;
+    assert.ok(apart, `${where}: the answer does not cover the GPUs box`);
+    // Wide, it stands beside the controls; on a phone, below them.
+    if (viewport.width >= 1024) assert.ok(strip.left >= field.right, `${where}: beside the controls`);
     // It says what the readouts say: 70B's 1,120 GB of state on each of 8 GPUs does not fit (the module's Try), and the times.
     const found = await readouts(page, scope ? '#planner' : undefined);
     const text = await page.locator(`${scope}.fig-planner__answer`).textContent();
     assert.match(text, /^Does not fit: /);
-    assert.ok(text.includes(`a step takes ${found['step-time'].text};`) && text.endsWith(`tokens take ${found['train-time'].text}.`), text);
+    assert.ok(text.includes(`Step ${found['step-time'].text};`) && text.endsWith(`tokens in ${found['train-time'].text}.`), text);
     assert.deepEqual(errors, []);
     await close();
   }
+});
+
+test('on a phone, a control reached by Tab is never under the planner\'s answer line (WCAG 2.4.11)', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner`, { viewport: { width: 360, height: 780 } });
+  await ready(page);
+  await page.locator('input[type=text][data-param="gpus"]').focus();
+  let covered = [];
+  for (let stop = 0; stop < 30; stop += 1) {
+    await page.keyboard.press('Tab');
+    const found = await page.evaluate(() => {
+      const focused = document.activeElement;
+      const strip = document.querySelector('.fig-planner__answer');
+      if (!focused || !strip || !focused.closest('.figure__body')) return null;
+      const [f, s] = [focused.getBoundingClientRect(), strip.getBoundingClientRect()];
+      const under = f.bottom > s.top + 1 && f.top < s.bottom - 1 && f.right > s.left && f.left < s.right;
+      return under ? `${focused.localName}[${focused.dataset.param ?? focused.textContent.trim().slice(0, 20)}]` : '';
+    });
+    if (found === null) break;
+    if (found) covered.push(found);
+  }
+  assert.deepEqual(covered, [], 'focused controls under the answer line');
+  // And the line does not give away the first "Try" question while it is open.
+  assert.equal(await page.locator('.fig-planner__answer .fig-planner__fit').isVisible(), false);
+  assert.match(await page.locator('.fig-planner__answer').innerText(), /^Step \d/);
+  assert.deepEqual(errors, []);
+  await close();
 });
 
 test('the planner\'s question about 70B on 8 GPUs folds away once the planner shows anything else, and opens again on a click', async () => {

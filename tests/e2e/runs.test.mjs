@@ -242,14 +242,14 @@ test('the layout search for GPT-3 on 1,024 A100s: the best keeps tensor parallel
   const rows = page.locator('.layouts tbody tr');
   assert.equal(await rows.count(), 10);
   // A table whose columns align (issue 37): every row's step and memory each on one line, right edges equal.
-  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [2, 3].map((i) => {
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [3, 4].map((i) => {
     const range = document.createRange();
     range.selectNodeContents(tr.children[i]);
     return { right: Math.round(tr.children[i].getBoundingClientRect().right), lines: range.getClientRects().length };
   })));
   for (const column of [0, 1]) {
-    assert.equal(new Set(cells.map((row) => row[column].right)).size, 1, `column ${column + 3} aligned`);
-    assert.ok(cells.every((row) => row[column].lines === 1), `column ${column + 3} on one line`);
+    assert.equal(new Set(cells.map((row) => row[column].right)).size, 1, `column ${column + 4} aligned`);
+    assert.ok(cells.every((row) => row[column].lines === 1), `column ${column + 4} on one line`);
   }
   assert.deepEqual(await rows.locator('td:first-child').allTextContents(), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
   await rows.first().getByRole('button', { name: 'Use' }).click();
@@ -265,12 +265,13 @@ test('the layout search names no pipeline schedule for a layout of one stage, an
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&params=7e9&gpu=h100-sxm&gpus=64&batch=1024&search=1`, { viewport: { width: 360, height: 780 } });
   await ready(page);
   const rows = page.locator('.layouts tbody tr');
-  const layouts = await rows.evaluateAll((trs) => trs.map((tr) => [tr.children[1].textContent, tr.children[4].textContent]));
+  const layouts = await rows.evaluateAll((trs) => trs.map((tr) => [tr.children[1].textContent, tr.children[5].textContent]));
   const single = layouts.filter(([degrees]) => / p 1 /.test(degrees));
   assert.ok(single.length > 0, '7B on 64 GPUs: some layouts have one stage');
   for (const [degrees, settings] of single) assert.doesNotMatch(settings, /1F1B|GPipe|interleaved|ZB-H1/i, degrees);
-  // The page itself does not scroll sideways: the table scrolls in its own box.
+  // The page itself does not scroll sideways: the table scrolls in its own box, with "Use" in sight.
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360);
+  assert.ok(await rows.first().getByRole('button', { name: 'Use' }).evaluate((b) => b.getBoundingClientRect().right <= 360));
   assert.deepEqual(errors, []);
   await close();
 });

@@ -43,9 +43,13 @@ pub struct PlannerData {
     pub mfu: ReadoutData,
     /// Both verdicts and the smallest fix, in words.
     pub verdict: String,
-    /// The answer in one line (fits, memory, step, run), which stays in
-    /// view while the reader sets the controls (issue 37).
-    pub answer: String,
+    /// The answer in one line, which stays in view while the reader sets
+    /// the controls (issue 37): whether it fits, with the fullest GPU's
+    /// memory against what it may use (hidden while the "Try" asking just
+    /// that is open) ...
+    pub answer_fit: String,
+    /// ... and the step and the run.
+    pub answer_time: String,
     /// The step and the run, in words.
     pub timing: String,
     /// Where the activations' count differs from Megatron-LM's report, if it does.
@@ -268,14 +272,17 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
         .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
-        answer: format!(
-            "{}: {total} of the {} usable on the fullest GPU; a step takes {}; {} tokens take {}.",
+        answer_fit: format!(
+            "{}: {total} of {} usable; ",
             if estimate.fits {
                 "Fits"
             } else {
                 "Does not fit"
             },
             Bytes(plan.capacity.value() - plan.reserve.value()),
+        ),
+        answer_time: format!(
+            "Step {}; {} tokens in {}.",
             estimate.step_time,
             Count(plan.tokens),
             estimate.train_time

@@ -533,7 +533,8 @@ impl Params for PlannerParams {
             // window while any control is on screen, until the full answer
             // below it is reached (issue 37: it was 1,266 px under the GPUs box).
             <p class="fig-planner__answer" class:fig-planner__answer--over=move || data.with(|d| d.fits.value == 0.0)>
-                {move || data.with(|d| d.answer.clone())}
+                <span class="fig-planner__fit">{move || data.with(|d| d.answer_fit.clone())}</span>
+                {move || data.with(|d| d.answer_time.clone())}
             </p>
             <div class="figure__diagram fig-planner">
                 <p class="fig-planner__caption">{move || data.with(|d| d.layout.clone())}</p>

@@ -226,13 +226,24 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
 /// replica runs at least one sequence, whatever the batch).
 pub(super) fn micro_batch_cut(params: &PlannerParams, plan: &Plan) -> Option<String> {
     let run = plan.micro_batch();
+    let d = f64::from(plan.data_parallel());
     (run < f64::from(params.micro_batch)).then(|| {
-        format!(
-            "more than the {} each of the {} replicas runs a step, so it is {}",
-            counted(run, "sequence", "sequences"),
-            group_thousands(f64::from(plan.data_parallel())),
-            group_thousands(run)
-        )
+        if plan.batch < d {
+            // Fewer sequences than replicas: each still runs one.
+            format!(
+                "more than the batch of {} gives each of the {} replicas, under one sequence, so each runs one sequence a step ({} in all) in micro-batches of 1",
+                group_thousands(plan.batch),
+                group_thousands(d),
+                group_thousands(d)
+            )
+        } else {
+            format!(
+                "more than the {} each of the {} replicas runs a step, so it is {}",
+                counted(run, "sequence", "sequences"),
+                group_thousands(d),
+                group_thousands(run)
+            )
+        }
     })
 }
 
