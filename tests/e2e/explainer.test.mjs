@@ -381,14 +381,15 @@ test('a link the page cleans up says so: a micro-batch past a replica\'s share, 
   // 8 replicas of a batch of 4 sequences: each runs 1, so a micro-batch of 3 runs as 1 (issue 37: silently).
   const cut = await embed('fig=planner&micro-batch=3&batch=4&gpus=8');
   assert.equal(await cut.page.locator('[data-notice="micro-batch"]').textContent(),
-    'micro-batch = 3 is more than the batch of 4 gives each of the 8 replicas, under one sequence, so each runs one sequence a step (8 in all) in micro-batches of 1.');
+    'micro-batch = “3” is above the largest allowed value, 1 (a replica\'s share of the batch), so 1 is used.');
   assert.equal(await cut.page.locator('[data-notice]').count(), 1);
+  // The box shows what runs (a newcomer saw 3 there).
+  assert.equal(await cut.page.locator('input[data-param="micro-batch"]').inputValue(), '1');
   assert.deepEqual(cut.errors, []);
   await cut.close();
   // 2 sequences a replica (16 over 8): a micro-batch of 3 runs as 2.
   const two = await embed('fig=planner&micro-batch=3&batch=16&gpus=8');
-  assert.equal(await two.page.locator('[data-notice="micro-batch"]').textContent(),
-    'micro-batch = 3 is more than the 2 sequences each of the 8 replicas runs a step, so it is 2.');
+  assert.match(await two.page.locator('[data-notice="micro-batch"]').textContent(), /allowed value, 2 \(a replica's share of the batch\), so 2 is used\.$/);
   await two.close();
   // The first model= is read, and the second said: Llama 3 8B's configuration adds up to 8,030,261,248 parameters.
   const twice = await embed('fig=planner&model=llama3-8b&model=gpt3-175b');

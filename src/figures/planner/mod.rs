@@ -360,6 +360,15 @@ impl Params for PlannerParams {
             |p, v| p.micro_batch = v as u32,
         )
         .text_box()
+        // A link's micro-batch past a replica's share of the batch is
+        // brought down to it, with a notice (issue 37: it was silent).
+        .limited_by(
+            |p| {
+                let plan = p.plan();
+                (plan.batch / f64::from(plan.data_parallel())).floor().max(1.0)
+            },
+            "a replica's share of the batch",
+        )
         .help("Sequences in one micro-batch."),
         Param::<Self>::choice(
             "sp",
@@ -480,7 +489,7 @@ impl Params for PlannerParams {
             scenario.params_override = Some(scenario.params());
             scenario.model = nearest_model(scenario.params());
         }
-        let params = param::read(
+        param::read(
             Self::TABLE,
             Self {
                 scenario,
@@ -489,19 +498,7 @@ impl Params for PlannerParams {
             },
             query,
             notices,
-        );
-        // A micro-batch the link sets past a replica's share of the batch
-        // runs as that share: the link is kept, and the reader told.
-        if let Some(cut) = query
-            .get("micro-batch")
-            .and_then(|_| words::micro_batch_cut(&params, &params.plan()))
-        {
-            notices.push(Notice {
-                key: "micro-batch".to_string(),
-                message: format!("micro-batch = {} is {cut}.", params.micro_batch),
-            });
-        }
-        params
+        )
     }
 
     /// A chosen model is always written (the planner's own default is the
