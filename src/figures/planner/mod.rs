@@ -526,9 +526,10 @@ impl Params for PlannerParams {
         let apply = Callback::new(move |plan: Plan| params.update(|p| p.apply(&plan)));
         view! {
             // The answer in one line: a sibling of the controls in the
-            // figure's body, so that it can stick to the bottom of the
-            // window while any control is on screen, until the full answer
-            // below it is reached (issue 37: it was 1,266 px under the GPUs box).
+            // figure's body, so that it can stay in view while any control
+            // is on screen, beside them on a wide screen and at the window's
+            // bottom on a narrow one (style/figures.css; issue 37: it was
+            // 1,266 px under the GPUs box).
             <p class="fig-planner__answer" class:fig-planner__answer--over=move || data.with(|d| d.fits.value == 0.0)>
                 <span class="fig-planner__fit">{move || data.with(|d| d.answer_fit.clone())}</span>
                 {move || data.with(|d| d.answer_time.clone())}
