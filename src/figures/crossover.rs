@@ -125,8 +125,10 @@ pub fn exact(meeting: f64) -> String {
 /// in one unit, C₁'s, so that a reader divides them as they stand, and to
 /// as many significant figures (three at least, fifteen, all an `f64`
 /// holds, at most) as it takes for 1 + C₁/(2T), worked from the written
-/// values, to give the meeting point [`exact`] writes (to 10¹¹ GPUs, where
-/// a tenth takes more figures than an `f64` holds). At two figures,
+/// values, to give the meeting point [`exact`] writes (to 10¹⁰ GPUs, as
+/// tested: past 5 × 10¹⁰ the nudge of one part in 10¹² below moves the
+/// meeting by more than half a tenth, so that no number of figures passes
+/// it). At two figures,
 /// 33 ms and 2.7 ms gave a student t = 7.1 where the words said 7.2; with
 /// C₁ in s and T in ms, a reader's 1,130.784/(2 × 29.95556) was 19.9.
 pub fn operands(compute: Seconds, message: Seconds) -> (String, String) {
