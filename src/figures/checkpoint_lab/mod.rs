@@ -201,7 +201,12 @@ fn equations(
             left: vec![Piece::Var("k", "*", best.id)],
             rows: vec![
                 vec![Piece::Op("≈"), Piece::Sqrt(vec![l])],
-                vec![Piece::Op("≈"), Piece::Sqrt(vec![num(layers)]), Piece::Op("≈"), num(trimmed((layers as f64).sqrt(), 3))],
+                // √64 is 8, the interval itself: "≈ √64 ≈ 8", not "≈ √64 ≈ 8 ≈ 8".
+                [vec![Piece::Op("≈"), Piece::Sqrt(vec![num(layers)])], {
+                    let root = trimmed((layers as f64).sqrt(), 3);
+                    if root == best.text { Vec::new() } else { vec![Piece::Op("≈"), num(root)] }
+                }]
+                .concat(),
                 // The whole interval nearest the root: about it, not equal to it.
                 vec![Piece::Op("≈"), Piece::Value(best.text.clone(), best.id)],
             ],
@@ -671,6 +676,17 @@ mod tests {
         // k = 3 over 8 layers: 8 − ⌈8/3⌉ = 5 forwards redone, of 3 × 8 layer passes.
         assert_eq!(d.extra_compute.value, 5.0 / 24.0);
         assert_eq!(d.time_ratio.unwrap().value, 6.0);
+    }
+
+    /// k* ≈ √L: √64 is 8, the interval itself, so the chain ends "≈ √64"
+    /// then the readout's 8 (it read "√64 ≈ 8 ≈ 8"); √32 ≈ 5.66 stays
+    /// before the interval, 6.
+    #[test]
+    fn the_root_is_written_once() {
+        for (layers, pieces) in [(64, 2), (32, 4)] {
+            let d = data(&lab(layers, 0, 16, 1), &[]);
+            assert_eq!(d.equations[1].rows[1].len(), pieces, "L = {layers}");
+        }
     }
 
     /// Width 16 and batch 1 take microseconds a step: the clock (ticks of
