@@ -195,6 +195,24 @@ fn llama_3_405b_fits_on_8192_h100s() {
     assert!(!run.explanation.contains("does not fit"));
 }
 
+/// Its card says that reducing the gradients once a step, which keeps them
+/// whole (FSDP's second way, PyTorch pull request 126166: `stage=1`), would
+/// not fit. Worked out here: each GPU of t 8 × p 16 holds about 405B/128 =
+/// 3.2B parameters, and whole fp32 gradients add 4 bytes of each, less the
+/// 1/64 shard stage 2 keeps: about 12.4 GB, where stage 2 leaves less than
+/// 1 GB to spare.
+#[test]
+fn llama_3_on_8192_h100s_would_not_fit_reducing_once() {
+    let run = run("Llama 3 405B on 8,192");
+    let once = run.query.replace("stage=2", "stage=1");
+    let memory = |query: &str| common::readout("planner", query, "state-per-gpu");
+    let whole_gradients = 4.0 * 405e9 / 128.0 * (1.0 - 1.0 / 64.0);
+    let more = memory(&once) - memory(run.query);
+    assert!((more / whole_gradients - 1.0).abs() < 0.05, "{more}");
+    assert_eq!(common::readout("planner", &once, "fits"), 0.0);
+    assert!(run.explanation.contains("would not fit"));
+}
+
 /// The model card's 30.84M GPU-hours cover all of pre-training; all 15.6T
 /// tokens at Table 4's 41% take 15.6e12 × FLOP a token / (989e12 × 0.41)
 /// seconds of one GPU.

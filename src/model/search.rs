@@ -13,10 +13,14 @@
 //! sequence parallelism whenever t > 1; 1F1B, or the interleaved schedule
 //! with 2 or 4 chunks where the fullest stage's layers divide and m is a
 //! multiple of p.
-//! ZeRO stages 2 and 3 are tried without pipeline parallelism only:
-//! DeepSpeed refuses them with a pipeline (`deepspeed/runtime/pipe/engine.py`),
-//! and with one they would gather weights or reduce gradients for every
-//! micro-batch of every stage (`comm::data_parallel_sent`).
+//! Every stage is tried with a pipeline too, as PyTorch FSDP runs it
+//! (torchtitan; Llama Team 2024, section 3.3.2), though DeepSpeed refuses
+//! ZeRO-2 and 3 there (`deepspeed/runtime/pipe/engine.py`). FSDP accumulates
+//! a step's micro-batches in one of two ways (PyTorch pull request 126166):
+//! it reduce-scatters each micro-batch's gradients and keeps only their
+//! shard (stage 2's memory and traffic here), or it keeps whole gradients
+//! and reduces them once, at the last micro-batch (stage 1's). Gradients
+//! sharded and reduced once a step is not among them, so it is not offered.
 //!
 //! The estimate is a model, good to about [`TIED_WITHIN`] against published
 //! runs at best (`runs.rs`), so layouts whose steps lie that close to the
@@ -42,19 +46,16 @@ pub enum Rejection {
     /// The interleaved schedule needs a stage's layers to divide into its
     /// chunks and m to be a multiple of p.
     ScheduleDoesNotDivide,
-    /// ZeRO-2 or 3 with pipeline parallelism.
-    ShardedWithPipeline,
     /// The most loaded GPU's state and activations exceed its memory.
     OutOfMemory,
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 6] = [
+    pub const ALL: [Rejection; 5] = [
         Rejection::GpusDoNotDivide,
         Rejection::TensorAcrossNodes,
         Rejection::BatchDoesNotDivide,
         Rejection::ScheduleDoesNotDivide,
-        Rejection::ShardedWithPipeline,
         Rejection::OutOfMemory,
     ];
 
@@ -64,7 +65,6 @@ impl Rejection {
             Rejection::TensorAcrossNodes => "tensor parallelism would span nodes",
             Rejection::BatchDoesNotDivide => "the batch does not divide into whole micro-batches",
             Rejection::ScheduleDoesNotDivide => "the interleaved chunks do not divide",
-            Rejection::ShardedWithPipeline => "ZeRO-2 and 3 are not run with pipeline parallelism",
             Rejection::OutOfMemory => "out of memory",
         }
     }
@@ -198,10 +198,6 @@ pub fn search(base: &Plan) -> SearchResult {
                             }
                             for &recompute in Recompute::ALL {
                                 for &stage in ZeroStage::ALL {
-                                    if p > 1 && stage >= ZeroStage::Two {
-                                        tally(&mut result, Rejection::ShardedWithPipeline, 1);
-                                        continue;
-                                    }
                                     result.tried += 1;
                                     let plan = Plan {
                                         tensor: t,
