@@ -36,7 +36,7 @@ if (!page.includes(digest(source))) throw new Error(`index.html has no integrity
 page = page.replace(digest(source), digest(code));
 console.log(`post-build: ${glue[0]} ${source.length} -> ${code.length} bytes`);
 
-for (const [name, module] of [['boot.js', true], ['route.js', false]]) {
+for (const [name, module] of [['boot.js', true], ['route.js', false], ['drawing.js', true]]) {
   const file = join(staging, name);
   const written = readFileSync(file, 'utf8');
   const { code: small } = await minify(written, { module, compress: true, mangle: true });

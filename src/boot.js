@@ -95,6 +95,9 @@ addEventListener('click', (event) => {
 });
 
 const tag = document.querySelector('script[data-parallax-js]');
+// What draws a figure as SVG (src/drawing.js), fetched the first time a
+// reader saves one (src/widgets/export.rs), not before.
+window.parallaxDrawing = () => import(new URL(tag.dataset.parallaxDrawing, tag.src).href);
 try {
   const { default: init } = await import(new URL(tag.dataset.parallaxJs, tag.src).href);
   await init({ module_or_path: new URL(tag.dataset.parallaxWasm, tag.src).href });

@@ -11,7 +11,7 @@ const CACHE = 'parallax';
  */
 function assetsOf(html) {
   const found = new Set();
-  for (const [, quoted, bare] of html.matchAll(/(?:href|src|data-parallax-(?:js|wasm))=(?:"([^"#?]+)"|([^\s>"'#?]+))/g)) {
+  for (const [, quoted, bare] of html.matchAll(/(?:href|src|data-parallax-(?:js|wasm|drawing))=(?:"([^"#?]+)"|([^\s>"'#?]+))/g)) {
     const url = quoted ?? bare;
     if (!/^[a-z]+:/i.test(url)) found.add(new URL(url, self.registration.scope).href);
   }

@@ -1,11 +1,13 @@
-//! A figure saved as a file: an SVG that wraps the figure as the page drew
-//! it (its markup, the page's own style sheets, each chart canvas as an
-//! image) and a PNG rendered from that SVG at the screen's pixel ratio.
-//! Both come from the same view, and so from the same `data()`, as the
-//! figure on the page.
+//! A figure saved as a file: a plain SVG of the figure as the page drew it
+//! (its boxes, text, diagrams and equations, each chart canvas as an
+//! image; drawn by `src/drawing.js`, which the page fetches the first time
+//! a reader saves a figure), and a PNG rendered from that SVG at the
+//! screen's pixel ratio. Both come from the same view, and so from the same
+//! `data()`, as the figure on the page.
 
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{CssStyleSheet, Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement};
 
 /// Parts of a figure's section that are about the page or the reader's
 /// hands, not the figure: an image shows the figure's state in its
@@ -15,126 +17,42 @@ const LEFT_OUT: &str =
      .compare__bar, .fig-dp__ring-buttons, .schedules";
 
 /// An SVG file's text and its size in CSS pixels.
-pub struct FigureSvg {
-    pub text: String,
-    pub width: u32,
-    pub height: u32,
+struct FigureSvg {
+    text: String,
+    width: u32,
+    height: u32,
 }
 
-/// Every rule of the page's own style sheets, as one text.
-fn page_css(document: &web_sys::Document) -> String {
-    let sheets = document.style_sheets();
-    let mut css = String::new();
-    for index in 0..sheets.length() {
-        let Some(sheet) = sheets
-            .item(index)
-            .and_then(|s| s.dyn_into::<CssStyleSheet>().ok())
-        else {
-            continue;
-        };
-        let Ok(rules) = sheet.css_rules() else {
-            continue;
-        };
-        for rule in (0..rules.length()).filter_map(|i| rules.item(i)) {
-            css.push_str(&rule.css_text());
-            css.push('\n');
-        }
-    }
-    css
+/// `object[name]`, as a function.
+fn function(object: &JsValue, name: &str) -> Result<js_sys::Function, JsValue> {
+    js_sys::Reflect::get(object, &name.into())?.dyn_into()
 }
 
-/// The colour scheme the page shows now, so the file looks the same.
-fn current_scheme(document: &web_sys::Document) -> &'static str {
-    let fixed = document
-        .document_element()
-        .and_then(|root| root.get_attribute("data-theme"));
-    let dark = match fixed.as_deref() {
-        Some("dark") => true,
-        Some(_) => false,
-        None => web_sys::window()
-            .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-            .is_some_and(|list| list.matches()),
-    };
-    if dark {
-        "dark"
-    } else {
-        "light"
-    }
+/// The figure in `section` as a standalone SVG document, drawn by
+/// `src/drawing.js` (loaded by `parallaxDrawing`, which `src/boot.js` defines).
+async fn figure_svg(section: &Element) -> Result<FigureSvg, JsValue> {
+    let window = web_sys::window().ok_or(JsValue::NULL)?;
+    let loading = function(&window, "parallaxDrawing")?.call0(&JsValue::NULL)?;
+    let module = JsFuture::from(loading.dyn_into::<js_sys::Promise>()?).await?;
+    let drawn: js_sys::Array = function(&module, "figureSvg")?
+        .call2(&JsValue::NULL, section, &LEFT_OUT.into())?
+        .dyn_into()?;
+    let size = |index| drawn.get(index).as_f64().unwrap_or(0.0) as u32;
+    Ok(FigureSvg {
+        text: drawn.get(0).as_string().unwrap_or_default(),
+        width: size(1),
+        height: size(2),
+    })
 }
 
-/// The height `copy` takes at `width` CSS pixels, laid out off screen
-/// (what was left out of it no longer takes room).
-fn measured_height(document: &web_sys::Document, copy: &Element, width: f64) -> Option<f64> {
-    let holder: web_sys::HtmlElement = document.create_element("div").ok()?.dyn_into().ok()?;
-    // Through the CSS object model: a style attribute would break the page's CSP.
-    let style = holder.style();
-    for (property, value) in [
-        ("position", "absolute".to_string()),
-        ("left", "-100000px".to_string()),
-        ("top", "0".to_string()),
-        ("width", format!("{width}px")),
-    ] {
-        _ = style.set_property(property, &value);
-    }
-    document.body()?.append_child(&holder).ok()?;
-    holder.append_child(copy).ok()?;
-    let height = copy.get_bounding_client_rect().height();
-    holder.remove();
-    Some(height)
-}
-
-/// The elements under `root` that match `selector`, as `T`.
-fn elements<T: JsCast>(root: &Element, selector: &str) -> Vec<T> {
+/// The elements under `root` that match `selector`.
+fn elements(root: &Element, selector: &str) -> Vec<Element> {
     let Ok(list) = root.query_selector_all(selector) else {
         return Vec::new();
     };
     (0..list.length())
         .filter_map(|index| list.item(index)?.dyn_into().ok())
         .collect()
-}
-
-/// The figure in `section` as a standalone SVG document.
-pub fn figure_svg(section: &Element) -> Option<FigureSvg> {
-    let document = section.owner_document()?;
-    let copy: Element = section.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
-    // A clone's canvases are blank: put each original's pixels in its place.
-    let originals = elements::<HtmlCanvasElement>(section, "canvas");
-    for (original, blank) in originals.iter().zip(elements::<Element>(&copy, "canvas")) {
-        let image = document.create_element("img").ok()?;
-        _ = image.set_attribute("src", &original.to_data_url().ok()?);
-        _ = image.set_attribute(
-            "alt",
-            &blank.get_attribute("aria-label").unwrap_or_default(),
-        );
-        _ = image.set_attribute("class", "plot-canvas");
-        _ = image.set_attribute("width", &original.client_width().to_string());
-        _ = blank.replace_with_with_node_1(&image);
-    }
-    for part in elements::<Element>(&copy, LEFT_OUT) {
-        part.remove();
-    }
-    let width = section.get_bounding_client_rect().width().ceil();
-    let height = measured_height(&document, &copy, width)?;
-    let markup = web_sys::XmlSerializer::new()
-        .ok()?
-        .serialize_to_string(&copy)
-        .ok()?;
-    let (width, height) = (width as u32, height.ceil() as u32);
-    let text = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" data-theme=\"{scheme}\">\
-         <foreignObject width=\"100%\" height=\"100%\">\
-         <div xmlns=\"http://www.w3.org/1999/xhtml\" class=\"export\">\
-         <style>{css}\n.export {{ background: var(--bg); color: var(--text); \
-         font: 16px/1.5 var(--font-body); }}</style>{markup}</div></foreignObject></svg>",
-        scheme = current_scheme(&document),
-        css = super::escape(&page_css(&document)),
-    );
-    Some(FigureSvg {
-        text,
-        width,
-        height,
-    })
 }
 
 /// One readout as the page shows it: its `data-readout`, label, exact value, unit and text.
@@ -149,7 +67,7 @@ struct Shown {
 /// Every readout in `section`, in page order, once each.
 fn shown_readouts(section: &Element) -> Vec<Shown> {
     let mut all: Vec<Shown> = Vec::new();
-    for element in elements::<Element>(section, "[data-readout]") {
+    for element in elements(section, "[data-readout]") {
         let attribute = |name: &str| element.get_attribute(name).unwrap_or_default();
         let inner = |selector: &str| {
             element
@@ -295,31 +213,30 @@ fn svg_data_url(svg: &FigureSvg) -> String {
     )
 }
 
-/// Saves the figure in `section` as `name.svg`; says what was saved.
-pub fn save_svg(section: &Element, name: &str) -> String {
-    match figure_svg(section)
-        .and_then(|svg| download(&svg_data_url(&svg), &format!("{name}.svg")).map(|()| svg))
-    {
-        Some(svg) => format!("Saved {name}.svg, {} × {} px.", svg.width, svg.height),
-        None => "This browser could not make the SVG.".to_string(),
+/// Saves the figure in `section` as `name.svg`, or as `name.png` at the
+/// screen's pixel ratio; says what was saved, with its size in pixels.
+pub async fn save_figure(section: Element, name: String, png: bool) -> String {
+    let (kind, extension) = if png { ("PNG", "png") } else { ("SVG", "svg") };
+    let saved = async {
+        let svg = figure_svg(&section).await?;
+        if png {
+            render_png(&section, &svg, &name).await
+        } else {
+            download(&svg_data_url(&svg), &format!("{name}.svg")).ok_or(JsValue::NULL)?;
+            Ok((svg.width, svg.height))
+        }
+    };
+    match saved.await {
+        Ok((width, height)) => format!("Saved {name}.{extension}, {width} × {height} px."),
+        Err(_) => format!("This browser could not make the {kind}."),
     }
 }
 
-/// Saves the figure in `section` as `name.png` at the screen's pixel ratio;
-/// says what was saved, with the image's size in pixels.
-pub async fn save_png(section: Element, name: String) -> String {
-    match render_png(&section, &name).await {
-        Ok((width, height)) => format!("Saved {name}.png, {width} × {height} px."),
-        Err(_) => "This browser could not make the PNG.".to_string(),
-    }
-}
-
-async fn render_png(section: &Element, name: &str) -> Result<(u32, u32), JsValue> {
-    let svg = figure_svg(section).ok_or(JsValue::NULL)?;
+async fn render_png(section: &Element, svg: &FigureSvg, name: &str) -> Result<(u32, u32), JsValue> {
     let document = section.owner_document().ok_or(JsValue::NULL)?;
     let image: HtmlImageElement = document.create_element("img")?.dyn_into()?;
-    image.set_src(&svg_data_url(&svg));
-    wasm_bindgen_futures::JsFuture::from(image.decode()).await?;
+    image.set_src(&svg_data_url(svg));
+    JsFuture::from(image.decode()).await?;
     let scale = web_sys::window()
         .map_or(1.0, |w| w.device_pixel_ratio())
         .max(1.0);

@@ -131,12 +131,6 @@ pub fn Share(
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .and_then(|button| button.closest("section.figure").ok().flatten())
     };
-    let svg_name = name.clone();
-    let save_svg = move |event: leptos::ev::MouseEvent| {
-        if let Some(figure) = section(&event) {
-            status.set(export::save_svg(&figure, &svg_name));
-        }
-    };
     let readouts_name = name.clone();
     let save_readouts = move |json: bool| {
         let name = readouts_name.clone();
@@ -150,13 +144,16 @@ pub fn Share(
             }
         }
     };
-    let save_png = move |event: leptos::ev::MouseEvent| {
-        if let Some(figure) = section(&event) {
-            status.set("Drawing the PNG…".to_string());
-            let name = name.clone();
-            leptos::task::spawn_local(async move {
-                status.set(export::save_png(figure, name).await);
-            });
+    let save_figure = move |png: bool| {
+        let name = name.clone();
+        move |event: leptos::ev::MouseEvent| {
+            if let Some(figure) = section(&event) {
+                status.set(format!("Drawing the {}…", if png { "PNG" } else { "SVG" }));
+                let name = name.clone();
+                leptos::task::spawn_local(async move {
+                    status.set(export::save_figure(figure, name, png).await);
+                });
+            }
         }
     };
     // The link and the snippet exist only while the panel is open, so an
@@ -207,8 +204,8 @@ pub fn Share(
                 }
             })}
             <div class="share__actions share__files">
-                <button type="button" class="button" on:click=save_svg>"Save as SVG"</button>
-                <button type="button" class="button" on:click=save_png>"Save as PNG"</button>
+                <button type="button" class="button" on:click=save_figure(false)>"Save as SVG"</button>
+                <button type="button" class="button" on:click=save_figure(true)>"Save as PNG"</button>
                 <button type="button" class="button" on:click=save_readouts(false)>"Readouts as CSV"</button>
                 <button type="button" class="button" on:click=save_readouts(true)>"Readouts as JSON"</button>
                 <span class="share__status" role="status">{move || status.get()}</span>

@@ -150,6 +150,10 @@ test('a second visit works with the network cut, at any address of the page', as
   const found = await readouts(page);
   // ZeRO-3 on 16 GPUs: 16 bytes x 6.74B parameters / 16.
   assert.ok(Math.abs(found['state-per-gpu'].value - 6.74e9) < 1, String(found['state-per-gpu'].value));
+  // What draws a saved figure (src/drawing.js, fetched on the first save) was kept too.
+  await openShare(page);
+  await page.getByRole('button', { name: 'Save as SVG' }).click();
+  await page.waitForFunction(() => /^Saved parallax-zero\.svg, \d+ × \d+ px\.$/.test(document.querySelector('.share__files .share__status').textContent));
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -285,36 +289,51 @@ test('settings: GiB readouts keep their bytes, 18 bytes a parameter reaches ever
   await full.close();
 });
 
-test('each figure saves as an SVG that parses and holds its labels, and as a PNG of the stated size', async () => {
+test('each figure saves as a plain SVG (no HTML, no style sheet) that holds its labels and values as SVG text, and as a PNG of the stated size', async () => {
+  const words = (text) => text.replace(/\s+/g, ' ').trim();
   for (const figure of FIGURES) {
     const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=${figure}`);
     await ready(page);
     await labDone(page);
     await openShare(page);
-    const labels = await page.$$eval('.readout__label', (els) => els.filter((el) => !el.closest('.figure__try')).map((el) => el.textContent));
+    const shown = (selector) => page.$$eval(selector, (els) => els.filter((el) => !el.closest('.figure__try')).map((el) => el.textContent));
+    const labels = await shown('.readout__label');
+    const values = await shown('.readout__value');
+    const diagrams = await page.$$eval('.figure svg', (els) => els.filter((el) => !el.closest('.figure__controls, .figure__try, .share')).length);
     const controls = await page.$$eval('.figure__controls .control__label', (els) => els.length);
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as SVG' }).click()]);
     assert.equal(svgDownload.suggestedFilename(), `parallax-${figure}.svg`);
     const svg = await readFile(await svgDownload.path(), 'utf8');
-    // Parsed in a blank page: the app's CSP would report the file's <style> as inline style.
     const blank = await app.browser.newPage();
     const parsed = await blank.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
       return {
         error: doc.querySelector('parsererror')?.textContent ?? null,
         root: doc.documentElement.localName,
-        text: doc.documentElement.textContent,
-        controls: doc.querySelectorAll('input, select, .figure__controls, .figure__try').length,
+        // What slide and vector tools cannot read (issue 37): HTML in a foreignObject, or a style sheet.
+        foreign: doc.querySelectorAll('foreignObject, style').length,
+        html: doc.getElementsByTagNameNS('http://www.w3.org/1999/xhtml', '*').length,
+        texts: [...doc.querySelectorAll('text')].map((el) => el.textContent),
+        nested: doc.querySelectorAll('svg svg').length,
+        controls: doc.querySelectorAll('input, select').length,
       };
     }, svg);
     await blank.close();
     assert.equal(parsed.error, null, figure);
     assert.equal(parsed.root, 'svg');
-    for (const label of labels) assert.ok(parsed.text.includes(label), `${figure}: the SVG holds "${label}"`);
-    assert.ok(!parsed.text.includes('Share or embed'), `${figure}: the share panel is left out`);
+    assert.equal(parsed.foreign, 0, `${figure}: no foreignObject or style sheet`);
+    assert.equal(parsed.html, 0, `${figure}: no HTML element`);
+    // A label or value may wrap, one <text> a line: read the lines in order.
+    const text = words(parsed.texts.join(' '));
+    for (const label of labels) assert.ok(text.includes(words(label)), `${figure}: the SVG's text holds "${label}"`);
+    for (const value of values) assert.ok(text.includes(words(value)), `${figure}: the SVG's text holds the value "${value}"`);
+    assert.ok(!text.includes('Share or embed'), `${figure}: the share panel is left out`);
+    // Each diagram the page draws in SVG comes along as SVG, with its shapes.
+    assert.equal(parsed.nested, diagrams, `${figure}: its ${diagrams} inline diagrams`);
     // An image of the figure, not of its controls (a newcomer's pass found sliders in the PNG).
     assert.ok(controls > 0, figure);
     assert.equal(parsed.controls, 0, `${figure}: no control in the SVG`);
+    assert.ok(!text.includes(await page.locator('.figure__controls .control__label').first().textContent()), `${figure}: no control's label`);
     const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as PNG' }).click()]);
     assert.equal(pngDownload.suggestedFilename(), `parallax-${figure}.png`);
     await page.waitForFunction(() => /^Saved parallax-.*\.png/.test(document.querySelector('.share__files .share__status').textContent));

@@ -1,0 +1,315 @@
+// A figure redrawn as plain SVG for "Save as SVG" and "Save as PNG"
+// (issue 37): boxes as <rect>, text as <text> a line at a time, the page's
+// inline diagrams as nested <svg> with their colours written on each shape,
+// chart canvases as <image>, MathML's fraction bars and radicals as paths.
+// Every position and colour is the browser's own (bounding boxes, text
+// ranges, computed styles), so the file needs no style sheet and no HTML:
+// slide and vector tools, which cannot read <foreignObject>, open it.
+//
+// Loaded only when a reader saves a figure (src/boot.js, `parallaxDrawing`),
+// so the page does not download it to start: its bytes are nobody's until
+// then. src/widgets/export.rs calls `figureSvg`.
+
+const escape = (text) => String(text).replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
+const round = (x) => Math.round(x * 10) / 10;
+
+/**
+ * A CSS colour as the computed style gives it (`rgb(…)`, `rgba(…)`, or
+ * `color(srgb …)` where the style sheet mixes colours) as `#rrggbb` and its
+ * opacity: SVG 1.1 readers know neither `rgba()` nor `color()`. Null when it
+ * is transparent or not a colour.
+ */
+export function colour(css) {
+  const scale = css.startsWith('color(srgb') ? 255 : css.startsWith('rgb') ? 1 : 0;
+  const numbers = (css.match(/-?[\d.]+(?:e-?\d+)?/g) ?? []).map(Number);
+  if (!scale || numbers.length < 3) return null;
+  const alpha = numbers[3] ?? 1;
+  if (alpha <= 0) return null;
+  const hex = numbers.slice(0, 3).map((c) => Math.min(255, Math.max(0, Math.round(c * scale))).toString(16).padStart(2, '0')).join('');
+  return { hex: `#${hex}`, alpha };
+}
+
+/** A CSS colour as an SVG paint attribute `name` (with its opacity when translucent); '' when it paints nothing. */
+export function paint(name, css) {
+  const found = colour(css);
+  if (!found) return '';
+  return found.alpha < 1 ? `${name}="${found.hex}" ${name}-opacity="${found.alpha}"` : `${name}="${found.hex}"`;
+}
+
+/** The arguments of a CSS function, split at the commas not inside brackets. */
+function args(css) {
+  const parts = [];
+  let depth = 0;
+  let from = 0;
+  for (let at = 0; at < css.length; at++) {
+    const c = css[at];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(css.slice(from, at).trim());
+      from = at + 1;
+    }
+  }
+  parts.push(css.slice(from).trim());
+  return parts;
+}
+
+/**
+ * A computed `repeating-linear-gradient(…)`, the page's hatching, as its
+ * angle in degrees (CSS's: 90 runs left to right) and its stops, each a
+ * colour and where it starts in CSS pixels; null for anything else.
+ */
+export function stripes(css) {
+  const inner = /^repeating-linear-gradient\((.*)\)$/.exec(css)?.[1];
+  if (!inner) return null;
+  const parts = args(inner);
+  const angle = /^(-?[\d.]+)deg$/.exec(parts[0]);
+  if (angle) parts.shift();
+  const stops = parts.map((part) => /^(.*\))\s+(-?[\d.]+)px$/.exec(part)).map((m) => m && [m[1], Number(m[2])]);
+  if (stops.length < 2 || stops.some((stop) => !stop)) return null;
+  return { angle: angle ? Number(angle[1]) : 180, stops };
+}
+
+/**
+ * The pieces of `text` a line may break between: its words, and a
+ * hyphenated word's parts after each hyphen, dash or slash ("tensor-",
+ * "parallel"), each with where it starts and ends (UTF-16 code units, as a
+ * DOM range counts them) and whether white space comes before it. CSS's
+ * white space only: a no-break space is part of a word.
+ */
+export function pieces(text) {
+  return [...text.matchAll(/([ \t\n\r\f]*)([^ \t\n\r\f]+?(?:[-–—/]|(?=[ \t\n\r\f]|$)))/g)]
+    .map((m) => ({ start: m.index + m[1].length, end: m.index + m[0].length, text: m[2], spaced: m[1].length > 0 }));
+}
+
+class Drawing {
+  constructor(origin) {
+    const corner = origin.getBoundingClientRect();
+    this.left = corner.left;
+    this.top = corner.top;
+    this.range = document.createRange();
+    this.patterns = 0;
+    this.svg = '';
+  }
+
+  /** `x`, `y`, `width` and `height` attributes of a page rectangle. */
+  place(rect) {
+    return `x="${round(rect.left - this.left)}" y="${round(rect.top - this.top)}" width="${round(rect.width)}" height="${round(rect.height)}"`;
+  }
+
+  path(d, colour) {
+    this.svg += `<path d="${d}" fill="none" ${paint('stroke', colour)}/>`;
+  }
+
+  /** `element` and everything in it that shows. */
+  element(element) {
+    const style = getComputedStyle(element);
+    // Nothing of what is not displayed, nor of text kept for screen readers
+    // only (clipped away: the page's `.visually-hidden`).
+    if (style.display === 'none' || style.clipPath.startsWith('inset(50%')) return;
+    const rect = element.getBoundingClientRect();
+    if (element.localName === 'svg') return this.inlineSvg(element, rect);
+    if (element.localName === 'img') {
+      this.svg += `<image ${this.place(rect)} href="${escape(element.src)}" preserveAspectRatio="none"><title>${escape(element.alt)}</title></image>\n`;
+      return;
+    }
+    const shows = style.visibility !== 'hidden';
+    if (shows) {
+      this.frame(style, rect);
+      this.math(element, style, rect);
+      this.marker(element, style, rect);
+    }
+    for (const node of element.childNodes) {
+      if (node.nodeType === Node.ELEMENT_NODE) this.element(node);
+      else if (shows && node.nodeType === Node.TEXT_NODE) this.text(node, style);
+    }
+  }
+
+  /**
+   * The paint of a background: its colour, or a pattern of the stripes its
+   * repeating gradient draws (the page's hatching tells parts apart where
+   * colour alone would not), defined here; '' when it has neither.
+   */
+  background(style) {
+    const fill = paint('fill', style.backgroundColor);
+    const hatch = fill ? null : stripes(style.backgroundImage);
+    const period = hatch?.stops.at(-1)[1];
+    if (!period) return fill;
+    const id = `hatch${++this.patterns}`;
+    this.svg += `<defs><pattern id="${id}" patternUnits="userSpaceOnUse" width="${period}" height="${period}" patternTransform="rotate(${hatch.angle - 90})">`;
+    hatch.stops.forEach(([colour, from], i) => {
+      const to = hatch.stops[i + 1]?.[1] ?? from;
+      const stripe = paint('fill', colour);
+      if (to > from && stripe) this.svg += `<rect x="${from}" width="${to - from}" height="${period}" ${stripe}/>`;
+    });
+    this.svg += '</pattern></defs>';
+    return `fill="url(#${id})"`;
+  }
+
+  /** A box's background and border. */
+  frame(style, rect) {
+    if (rect.width <= 0 || rect.height <= 0) return;
+    const corner = style.borderTopLeftRadius;
+    const radius = corner.endsWith('%') ? (parseFloat(corner) / 100) * rect.width : parseFloat(corner) || 0;
+    const rounded = radius > 0 ? ` rx="${round(radius)}"` : '';
+    const fill = this.background(style);
+    if (fill) this.svg += `<rect ${this.place(rect)}${rounded} ${fill}/>`;
+    const sides = ['Top', 'Right', 'Bottom', 'Left'].map((side) => ({
+      width: style[`border${side}Style`] === 'none' ? 0 : parseFloat(style[`border${side}Width`]) || 0,
+      colour: style[`border${side}Color`],
+    }));
+    if (sides.every((side) => side.width === sides[0].width && side.colour === sides[0].colour)) {
+      const { width, colour } = sides[0];
+      const stroke = paint('stroke', colour);
+      // A stroke is centred on its path: inset by half its width.
+      if (width > 0 && stroke) {
+        const inset = { left: rect.left + width / 2, top: rect.top + width / 2, width: rect.width - width, height: rect.height - width };
+        this.svg += `<rect ${this.place(inset)}${rounded} fill="none" stroke-width="${width}" ${stroke}/>`;
+      }
+      return;
+    }
+    const [top, right, bottom, left] = sides;
+    const strips = [
+      [top, { left: rect.left, top: rect.top, width: rect.width, height: top.width }],
+      [right, { left: rect.right - right.width, top: rect.top, width: right.width, height: rect.height }],
+      [bottom, { left: rect.left, top: rect.bottom - bottom.width, width: rect.width, height: bottom.width }],
+      [left, { left: rect.left, top: rect.top, width: left.width, height: rect.height }],
+    ];
+    for (const [side, strip] of strips) {
+      const fill = paint('fill', side.colour);
+      if (side.width > 0 && fill) this.svg += `<rect ${this.place(strip)} ${fill}/>`;
+    }
+  }
+
+  /** What MathML draws rather than writes: a fraction's bar, a square root's radical. */
+  math(element, style, rect) {
+    const x = (value) => round(value - this.left);
+    const y = (value) => round(value - this.top);
+    if (element.localName === 'mfrac' && element.children.length === 2) {
+      const [above, below] = element.children;
+      const bar = (above.getBoundingClientRect().bottom + below.getBoundingClientRect().top) / 2;
+      this.path(`M${x(rect.left)} ${y(bar)}H${x(rect.right)}`, style.color);
+    } else if (element.localName === 'msqrt') {
+      const em = parseFloat(style.fontSize);
+      const top = rect.top + 1;
+      this.path(`M${x(rect.left)} ${y((top + rect.bottom) / 2)}L${x(rect.left + 0.25 * em)} ${y(rect.bottom)}L${x(rect.left + 0.5 * em)} ${y(top)}H${x(rect.right)}`, style.color);
+    }
+  }
+
+  /**
+   * An element's `::before`, which the page uses for its legends' colour
+   * keys and a few words: drawn at the start of its first line.
+   */
+  marker(element, style, rect) {
+    const before = getComputedStyle(element, '::before');
+    if (before.content === 'none' || before.content === 'normal' || before.display === 'none') return;
+    const x = rect.left + parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth) - this.left;
+    const line = parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize);
+    const top = rect.top + parseFloat(style.paddingTop) + parseFloat(style.borderTopWidth) - this.top;
+    const words = before.content.replace(/^"|"$/g, '').trim();
+    if (!words) {
+      const [width, height] = [parseFloat(before.width), parseFloat(before.height)];
+      const fill = this.background(before);
+      if (width > 0 && height > 0 && fill) {
+        this.svg += `<rect x="${round(x)}" y="${round(top + (line - height) / 2)}" width="${width}" height="${height}" rx="2" ${fill}/>`;
+      }
+    } else {
+      this.svg += `<text x="${round(x)}" y="${round(top + 0.75 * line)}" ${font(before)}>${escape(words)}</text>\n`;
+    }
+  }
+
+  /**
+   * A text node, a <text> a line: its pieces are measured one by one and
+   * those on the same line written together, at the first one's left and on
+   * the line's baseline (about four fifths down a text box).
+   */
+  text(node, style) {
+    const lines = [];
+    for (const piece of pieces(node.data)) {
+      this.range.setStart(node, piece.start);
+      this.range.setEnd(node, piece.end);
+      const rect = this.range.getBoundingClientRect();
+      if (rect.width <= 0) continue;
+      const line = lines.at(-1);
+      if (line && Math.abs(rect.top - line.top) < line.height / 2) line.text += (piece.spaced ? ' ' : '') + piece.text;
+      else lines.push({ left: rect.left, top: rect.top, height: rect.height, text: piece.text });
+    }
+    const attributes = font(style);
+    for (const line of lines) {
+      this.svg += `<text x="${round(line.left - this.left)}" y="${round(line.top + 0.8 * line.height - this.top)}" ${attributes}>${escape(line.text)}</text>\n`;
+    }
+  }
+
+  /** An inline diagram, copied with each shape's computed colours and font written on it, in place. */
+  inlineSvg(element, rect) {
+    const copy = element.cloneNode(true);
+    const originals = [element, ...element.querySelectorAll('*')];
+    const copies = [copy, ...copy.querySelectorAll('*')];
+    originals.forEach((original, i) => {
+      const shape = copies[i];
+      const style = getComputedStyle(original);
+      if (style.display === 'none') return shape.remove();
+      for (const name of ['fill', 'stroke']) {
+        const found = colour(style[name]);
+        if (found) {
+          shape.setAttribute(name, found.hex);
+          if (found.alpha < 1) shape.setAttribute(`${name}-opacity`, found.alpha);
+        } else if (style[name] === 'none') shape.setAttribute(name, 'none');
+      }
+      for (const name of ['stroke-width', 'stroke-dasharray', 'opacity', 'font-size', 'font-weight', 'font-family', 'text-anchor']) {
+        const value = style.getPropertyValue(name);
+        if (value && value !== 'none' && value !== 'normal') shape.setAttribute(name, value);
+      }
+      shape.removeAttribute('class');
+      shape.removeAttribute('style');
+    });
+    for (const [name, value] of [['x', rect.left - this.left], ['y', rect.top - this.top], ['width', rect.width], ['height', rect.height]]) {
+      copy.setAttribute(name, round(value));
+    }
+    this.svg += new XMLSerializer().serializeToString(copy);
+  }
+}
+
+/** The font and colour of text in `style`, as SVG attributes. */
+function font(style) {
+  return `font-family="${escape(style.fontFamily)}" font-size="${parseFloat(style.fontSize)}" font-weight="${style.fontWeight}" font-style="${style.fontStyle}" ${paint('fill', style.color)}`;
+}
+
+/**
+ * The figure in `section` as a standalone SVG document: a copy without the
+ * parts that match `leftOut` (controls, questions, the share panel), each
+ * chart canvas as the image it shows, laid out off screen at the section's
+ * width and drawn. Returns [text, width, height] in CSS pixels.
+ */
+export function figureSvg(section, leftOut) {
+  const copy = section.cloneNode(true);
+  // A clone's canvases are blank: each original's pixels take its place.
+  const canvases = section.querySelectorAll('canvas');
+  copy.querySelectorAll('canvas').forEach((blank, i) => {
+    const original = canvases[i];
+    const image = document.createElement('img');
+    image.src = original.toDataURL();
+    image.alt = blank.getAttribute('aria-label') ?? '';
+    // Both sizes: the copy is measured before its image decodes.
+    image.width = original.clientWidth;
+    image.height = original.clientHeight;
+    blank.replaceWith(image);
+  });
+  for (const part of copy.querySelectorAll(leftOut)) part.remove();
+  const width = Math.ceil(section.getBoundingClientRect().width);
+  // Off screen, through the CSS object model: a style attribute would break the page's CSP.
+  const holder = document.createElement('div');
+  Object.assign(holder.style, { position: 'absolute', left: '-100000px', top: '0', width: `${width}px` });
+  document.body.append(holder);
+  holder.append(copy);
+  try {
+    const drawing = new Drawing(copy);
+    drawing.element(copy);
+    const height = Math.ceil(copy.getBoundingClientRect().height);
+    const background = paint('fill', getComputedStyle(document.body).backgroundColor);
+    const text = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">\n<rect width="100%" height="100%" ${background}/>\n${drawing.svg}</svg>\n`;
+    return [text, width, height];
+  } finally {
+    holder.remove();
+  }
+}
