@@ -164,6 +164,37 @@ fn korthikanti_selective_recompute_saves_70_percent() {
     assert_eq!(format!("{:.0}%", saving * 100.0), "70%");
 }
 
+/// With FlashAttention there are no stored scores for selective
+/// recomputation to drop (Dao et al. 2022, section 3.1): Megatron-LM
+/// checkpoints the core attention only without flash attention
+/// (`ParallelAttention.forward`, `megatron/model/transformer.py`), so at
+/// GPT-3's settings selective keeps what no recomputation keeps,
+/// (34 + 4a/h)·sbh/t with sequence parallelism (the softmax statistics, 4asb,
+/// for the kernel's backward pass), and costs no FLOP; with the scores
+/// stored it costs their forward again, 4sh a token a layer, a third of the
+/// attention core's forward and backward.
+#[test]
+fn selective_recomputation_does_nothing_with_flash_attention() {
+    let arch = model_preset("gpt3-175b").unwrap().arch;
+    let (a, h, s) = (f64::from(arch.heads), f64::from(arch.hidden), 2048.0);
+    let flash = |recompute| ActivationSetup {
+        attention: Attention::Flash,
+        ..gpt3_setup(8, true, recompute)
+    };
+    let kept = per_layer(&arch, &flash(Recompute::Selective)).value();
+    assert_eq!(kept, per_layer(&arch, &flash(Recompute::None)).value());
+    assert!((kept / (s * h * (34.0 + 4.0 * a / h) / 8.0) - 1.0).abs() < 1e-12);
+    assert_eq!(flash(Recompute::Selective).recompute_run(), Recompute::None);
+    let standard = gpt3_setup(8, true, Recompute::Selective);
+    assert_eq!(standard.recompute_run(), Recompute::Selective);
+    let layers = f64::from(arch.layers);
+    let extra = recompute_flop_per_token(standard.recompute_run(), &arch, s);
+    assert!(
+        (extra / (layers * 4.0 * s * h) - 1.0).abs() < 1e-12,
+        "{extra}"
+    );
+}
+
 /// Table 2: the tensor-parallel baseline keeps 10 sbh unsplit; full
 /// recomputation keeps only each layer's input, 2sbh (a 1/t slice of it
 /// under sequence parallelism).

@@ -188,8 +188,9 @@ fn one_stage_holds_the_output_layer() {
 /// (8 of 64 heads) go the other way: 2h + 4h·8/64 + 2h = 4.5h a token
 /// against their 8h, and so do the dropout masks their report always counts
 /// (two a layer and the embedding's, h bytes a token each), which Llama,
-/// trained without dropout (its configs' dropout is 0), does not keep. The
-/// difference is exactly those terms, and ours is the larger.
+/// trained without dropout (its configs' dropout is 0), does not keep; and
+/// FlashAttention's softmax statistics, which their report does not count.
+/// The difference is exactly those terms, and ours is the larger.
 #[test]
 fn gated_mlps_keep_a_third_value_megatron_does_not_count() {
     let query = format!(
@@ -208,10 +209,13 @@ fn gated_mlps_keep_a_third_value_megatron_does_not_count() {
         ..gpt3(8.0, 8.0, 16.0, 128.0, None)
     };
     let ours = planner(&query, "activations");
-    // Per layer and token, before t: ours 8h + 4.5h + 6f (selective
-    // recomputation drops the attention core; no masks), theirs 10h + 8h + 4f;
-    // and the embedding's mask, h a token for each of the p = 8 micro-batches in flight.
-    let difference_per_token = (8.0 * h + 4.5 * h + 6.0 * f) - (10.0 * h + 8.0 * h + 4.0 * f);
+    // Per layer and token, before t: ours 8h + 4.5h + 6f and FlashAttention's
+    // fp32 softmax statistics, 4a for its a = 64 heads (selective
+    // recomputation has no scores to drop with it, and their report counts
+    // none; no masks), theirs 10h + 8h + 4f; and the embedding's mask, h a
+    // token for each of the p = 8 micro-batches in flight.
+    let difference_per_token =
+        (8.0 * h + 4.5 * h + 6.0 * f + 4.0 * 64.0) - (10.0 * h + 8.0 * h + 4.0 * f);
     let expected =
         theirs.activations() + s * difference_per_token * layers / 8.0 - s * h * 8.0 / 8.0;
     within(

@@ -29,11 +29,9 @@ pub fn step_parts(step: &StepBreakdown) -> Vec<StepPart> {
         ("compute", "compute", step.compute),
         ("recompute", "recomputation", step.recompute),
         ("tensor", "tensor-parallel all-reduces", step.tensor),
-        (
-            "exchange",
-            "expert, context and pipeline sends",
-            step.exchange,
-        ),
+        // Whichever of the pipeline's, the context ring's and the experts'
+        // sends the layout has: the words name each that matters.
+        ("exchange", "other sends the layers wait for", step.exchange),
         ("bubble", "pipeline bubble", step.bubble),
         ("data", "data-parallel traffic not hidden", step.data),
     ]

@@ -119,6 +119,20 @@ impl ActivationSetup {
         f64::from(self.tensor_parallel.max(1))
     }
 
+    /// The recomputation that runs. Selective recomputation keeps the
+    /// attention core's inputs and recomputes its stored scores (Korthikanti
+    /// et al. 2022, section 4.2), but FlashAttention stores no scores and
+    /// recomputes them in its own backward pass (Dao et al. 2022, section
+    /// 3.1): with it selective recomputation has nothing to do, as in
+    /// Megatron-LM, which checkpoints the core attention only without flash
+    /// attention (`ParallelAttention.forward`, `megatron/model/transformer.py`).
+    pub fn recompute_run(&self) -> Recompute {
+        match (self.recompute, self.attention) {
+            (Recompute::Selective, Attention::Flash) => Recompute::None,
+            (recompute, _) => recompute,
+        }
+    }
+
     /// What tensor parallelism leaves whole is split too when sequence parallelism is on.
     fn whole_divisor(&self) -> f64 {
         if self.sequence_parallel {
@@ -188,7 +202,7 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
 pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let terms = layer_terms(arch, setup);
     let t = setup.t();
-    let kept = match setup.recompute {
+    let kept = match setup.recompute_run() {
         Recompute::Full => {
             2.0 * setup.seq * setup.micro_batch * f64::from(arch.hidden) / setup.whole_divisor()
         }

@@ -503,8 +503,8 @@ impl Plan {
         let step_tokens = self.sequences_run() * seq;
         let active = self.params * self.arch.active_share();
         let model_flop = flop_per_token(self.flop, active, &self.arch, seq) * step_tokens;
-        let hardware_flop =
-            model_flop + recompute_flop_per_token(setup.recompute, &self.arch, seq) * step_tokens;
+        let hardware_flop = model_flop
+            + recompute_flop_per_token(setup.recompute_run(), &self.arch, seq) * step_tokens;
         let gpus = f64::from(self.gpus_used());
         let stretch = 1.0 / (1.0 - bubble).max(f64::MIN_POSITIVE);
         let links = &self.links;

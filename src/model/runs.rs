@@ -156,7 +156,7 @@ pub const RUNS: [PublishedRun; 8] = [
     PublishedRun {
         name: "Llama 2 70B",
         source: "Touvron et al. 2023, Llama 2, Table 2 (1,720,320 A100-80GB GPU-hours for 2T tokens)",
-        query: "model=llama2-70b&gpu=a100-80gb&gpus=2048&tp=8&sp=1&recompute=selective&stage=1&batch=1024&micro-batch=1&tokens=2T",
+        query: "model=llama2-70b&gpu=a100-80gb&gpus=2048&tp=8&sp=1&stage=1&batch=1024&micro-batch=1&tokens=2T",
         published: Published {
             gpus: 0,
             flop_per_gpu: None,
@@ -167,8 +167,8 @@ pub const RUNS: [PublishedRun; 8] = [
             gpu_hours: Some(1_720_320.0),
         },
         stated: "Table 2: the GPU-hours; section 2.2: 2T tokens, sequences of 4,096, a global batch of 4M tokens. No layout, schedule or MFU",
-        assumed: "2,048 GPUs, t = 8 with sequence parallelism and selective recomputation, ZeRO-1, 16 bytes a parameter, 6ΨD, and our default rate while computing, 64% of the peak",
-        explanation: "Their hours imply 42.8% MFU over the whole run (6ΨD with the 68.98B parameters its configuration adds up to); at our default 64% while computing, with selective recomputation's extra attention arithmetic, the tensor-parallel all-reduces and the once-a-step reduction the last backward pass does not hide added, our hours are about an eighth fewer.",
+        assumed: "2,048 GPUs, t = 8 with sequence parallelism, FlashAttention (so no recomputation is needed: selective would recompute nothing), ZeRO-1, 16 bytes a parameter, 6ΨD, and our default rate while computing, 64% of the peak",
+        explanation: "Their hours imply 42.8% MFU over the whole run (6ΨD with the 68.98B parameters its configuration adds up to); at our default 64% while computing, with the tensor-parallel all-reduces and the once-a-step reduction the last backward pass does not hide added, our hours are about a seventh fewer.",
     },
     PublishedRun {
         name: "Llama 3 405B on 8,192 H100s",

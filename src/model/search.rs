@@ -12,7 +12,8 @@
 //! d; micro-batches of 1, 2, 4 or 8; no, selective or full recomputation;
 //! sequence parallelism whenever t > 1; 1F1B, or the interleaved schedule
 //! with 2 or 4 chunks where the fullest stage's layers divide and m is a
-//! multiple of p.
+//! multiple of p. Selective recomputation is left out with FlashAttention,
+//! where it recomputes nothing (`ActivationSetup::recompute_run`).
 //! Every stage is tried with a pipeline too, as PyTorch FSDP runs it
 //! (torchtitan; Llama Team 2024, section 3.3.2), though DeepSpeed refuses
 //! ZeRO-2 and 3 there (`deepspeed/runtime/pipe/engine.py`). FSDP accumulates
@@ -27,7 +28,7 @@
 //! fastest are tied: among them the smallest model-parallel group t·p comes
 //! first, then the fewest stages, then the most memory to spare.
 
-use super::activations::{ActivationSetup, Recompute};
+use super::activations::{ActivationSetup, Attention, Recompute};
 use super::choice::Choice;
 use super::memory::ZeroStage;
 use super::pipeline::{layers_per_stage, Schedule};
@@ -46,16 +47,19 @@ pub enum Rejection {
     /// The interleaved schedule needs a stage's layers to divide into its
     /// chunks and m to be a multiple of p.
     ScheduleDoesNotDivide,
+    /// Selective recomputation with FlashAttention: the same layout as none.
+    SelectiveWithFlash,
     /// The most loaded GPU's state and activations exceed its memory.
     OutOfMemory,
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 5] = [
+    pub const ALL: [Rejection; 6] = [
         Rejection::GpusDoNotDivide,
         Rejection::TensorAcrossNodes,
         Rejection::BatchDoesNotDivide,
         Rejection::ScheduleDoesNotDivide,
+        Rejection::SelectiveWithFlash,
         Rejection::OutOfMemory,
     ];
 
@@ -65,6 +69,9 @@ impl Rejection {
             Rejection::TensorAcrossNodes => "tensor parallelism would span nodes",
             Rejection::BatchDoesNotDivide => "the batch does not divide into whole micro-batches",
             Rejection::ScheduleDoesNotDivide => "the interleaved chunks do not divide",
+            Rejection::SelectiveWithFlash => {
+                "selective recomputation does nothing with FlashAttention"
+            }
             Rejection::OutOfMemory => "out of memory",
         }
     }
@@ -197,6 +204,13 @@ pub fn search(base: &Plan) -> SearchResult {
                                 continue;
                             }
                             for &recompute in Recompute::ALL {
+                                if recompute == Recompute::Selective
+                                    && base.activations.attention == Attention::Flash
+                                {
+                                    let stages = ZeroStage::ALL.len() as u32;
+                                    tally(&mut result, Rejection::SelectiveWithFlash, stages);
+                                    continue;
+                                }
                                 for &stage in ZeroStage::ALL {
                                     result.tried += 1;
                                     let plan = Plan {

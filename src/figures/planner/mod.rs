@@ -391,7 +391,7 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help(
-            "Activation recomputation: none, selective (the attention core) or full (each layer).",
+            "Activation recomputation: none, selective (the attention core's stored scores; with FlashAttention there are none, so it changes nothing) or full (each layer).",
         ),
         shared::tokens_typed("Training tokens"),
         shared::busy(),
