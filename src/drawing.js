@@ -89,11 +89,16 @@ class Drawing {
     this.top = corner.top;
     this.range = document.createRange();
     this.patterns = 0;
+    // The furthest right anything is drawn: what scrolls sideways on the page
+    // (the 3D grid, a long equation, the search's table on a phone) widens
+    // the drawing rather than being cut off.
+    this.right = corner.right;
     this.svg = '';
   }
 
   /** `x`, `y`, `width` and `height` attributes of a page rectangle. */
   place(rect) {
+    this.right = Math.max(this.right, rect.left + rect.width);
     return `x="${round(rect.left - this.left)}" y="${round(rect.top - this.top)}" width="${round(rect.width)}" height="${round(rect.height)}"`;
   }
 
@@ -157,28 +162,37 @@ class Drawing {
     const sides = ['Top', 'Right', 'Bottom', 'Left'].map((side) => ({
       width: style[`border${side}Style`] === 'none' ? 0 : parseFloat(style[`border${side}Width`]) || 0,
       colour: style[`border${side}Color`],
+      line: style[`border${side}Style`],
     }));
-    if (sides.every((side) => side.width === sides[0].width && side.colour === sides[0].colour)) {
-      const { width, colour } = sides[0];
-      const stroke = paint('stroke', colour);
-      // A stroke is centred on its path: inset by half its width.
-      if (width > 0 && stroke) {
-        const inset = { left: rect.left + width / 2, top: rect.top + width / 2, width: rect.width - width, height: rect.height - width };
-        this.svg += `<rect ${this.place(inset)}${rounded} fill="none" stroke-width="${width}" ${stroke}/>`;
-      }
-      return;
-    }
     const [top, right, bottom, left] = sides;
-    const strips = [
-      [top, { left: rect.left, top: rect.top, width: rect.width, height: top.width }],
-      [right, { left: rect.right - right.width, top: rect.top, width: right.width, height: rect.height }],
-      [bottom, { left: rect.left, top: rect.bottom - bottom.width, width: rect.width, height: bottom.width }],
-      [left, { left: rect.left, top: rect.top, width: left.width, height: rect.height }],
-    ];
-    for (const [side, strip] of strips) {
-      const fill = paint('fill', side.colour);
-      if (side.width > 0 && fill) this.svg += `<rect ${this.place(strip)} ${fill}/>`;
+    if (sides.every((side) => side.width === top.width && side.colour === top.colour && side.line === top.line)) {
+      this.outline(rect, -top.width / 2, top, rounded);
+    } else {
+      // Each side a line along its middle.
+      const ends = [
+        [top, rect.left, rect.top + top.width / 2, rect.right, rect.top + top.width / 2],
+        [right, rect.right - right.width / 2, rect.top, rect.right - right.width / 2, rect.bottom],
+        [bottom, rect.left, rect.bottom - bottom.width / 2, rect.right, rect.bottom - bottom.width / 2],
+        [left, rect.left + left.width / 2, rect.top, rect.left + left.width / 2, rect.bottom],
+      ];
+      for (const [side, x1, y1, x2, y2] of ends) {
+        const stroke = paint('stroke', side.colour);
+        if (side.width > 0 && stroke) {
+          this.svg += `<path d="M${round(x1 - this.left)} ${round(y1 - this.top)}L${round(x2 - this.left)} ${round(y2 - this.top)}" stroke-width="${side.width}"${dashes(side)} ${stroke}/>`;
+        }
+      }
     }
+    // An outline (the 3D grid's selected group) sits outside the border, at its offset.
+    const ring = { width: style.outlineStyle === 'none' ? 0 : parseFloat(style.outlineWidth) || 0, colour: style.outlineColor, line: style.outlineStyle };
+    this.outline(rect, (parseFloat(style.outlineOffset) || 0) + ring.width / 2, ring, '');
+  }
+
+  /** A stroke `side` (width, colour, line style) round `rect`, its middle `by` outside it. */
+  outline(rect, by, side, rounded) {
+    const stroke = paint('stroke', side.colour);
+    if (!(side.width > 0) || !stroke) return;
+    const around = { left: rect.left - by, top: rect.top - by, width: rect.width + 2 * by, height: rect.height + 2 * by };
+    this.svg += `<rect ${this.place(around)}${rounded} fill="none" stroke-width="${side.width}"${dashes(side)} ${stroke}/>`;
   }
 
   /** What MathML draws rather than writes: a fraction's bar, a square root's radical. */
@@ -230,6 +244,7 @@ class Drawing {
       this.range.setEnd(node, piece.end);
       const rect = this.range.getBoundingClientRect();
       if (rect.width <= 0) continue;
+      this.right = Math.max(this.right, rect.right);
       const line = lines.at(-1);
       if (line && Math.abs(rect.top - line.top) < line.height / 2) line.text += (piece.spaced ? ' ' : '') + piece.text;
       else lines.push({ left: rect.left, top: rect.top, height: rect.height, text: piece.text });
@@ -270,6 +285,13 @@ class Drawing {
   }
 }
 
+/** A dashed or dotted CSS line as a stroke's dashes, its dash as long as CSS draws it. */
+function dashes({ width, line }) {
+  if (line === 'dashed') return ` stroke-dasharray="${3 * width} ${3 * width}"`;
+  if (line === 'dotted') return ` stroke-dasharray="${width} ${width}"`;
+  return '';
+}
+
 /** The font and colour of text in `style`, as SVG attributes. */
 function font(style) {
   return `font-family="${escape(style.fontFamily)}" font-size="${parseFloat(style.fontSize)}" font-weight="${style.fontWeight}" font-style="${style.fontStyle}" ${paint('fill', style.color)}`;
@@ -290,9 +312,10 @@ export function figureSvg(section, leftOut) {
     const image = document.createElement('img');
     image.src = original.toDataURL();
     image.alt = blank.getAttribute('aria-label') ?? '';
-    // Both sizes: the copy is measured before its image decodes.
-    image.width = original.clientWidth;
-    image.height = original.clientHeight;
+    // The canvas's own size, through the CSS object model (a style attribute
+    // would break the page's CSP): the copy is laid out before its image
+    // decodes, and an image is not held to a canvas's width.
+    Object.assign(image.style, { width: `${original.clientWidth}px`, height: `${original.clientHeight}px` });
     blank.replaceWith(image);
   });
   for (const part of copy.querySelectorAll(leftOut)) part.remove();
@@ -305,10 +328,15 @@ export function figureSvg(section, leftOut) {
   try {
     const drawing = new Drawing(copy);
     drawing.element(copy);
-    const height = Math.ceil(copy.getBoundingClientRect().height);
-    const background = paint('fill', getComputedStyle(document.body).backgroundColor);
-    const text = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">\n<rect width="100%" height="100%" ${background}/>\n${drawing.svg}</svg>\n`;
-    return [text, width, height];
+    const box = copy.getBoundingClientRect();
+    const wide = Math.max(width, Math.ceil(drawing.right - box.left + 16));
+    // Where it came from, with every setting in its address: a figure pasted
+    // into slides still says how it was set.
+    const page = getComputedStyle(document.body);
+    const source = `<text x="16" y="${Math.ceil(box.height) + 18}" font-family="${escape(page.fontFamily)}" font-size="12" ${paint('fill', page.color)}>${escape(location.href)}</text>`;
+    const height = Math.ceil(box.height) + 28;
+    const text = `<svg xmlns="http://www.w3.org/2000/svg" width="${wide}" height="${height}" viewBox="0 0 ${wide} ${height}">\n<rect width="100%" height="100%" ${paint('fill', page.backgroundColor)}/>\n${drawing.svg}${source}</svg>\n`;
+    return [text, wide, height];
   } finally {
     holder.remove();
   }

@@ -7,7 +7,6 @@ use leptos::prelude::*;
 use crate::figures::figure::Params;
 use crate::figures::planner::{peak_stage, room, PlannerParams};
 use crate::model::choice::Choice;
-use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
 use crate::model::query::Query;
 use crate::model::runs::{PublishedRun, RUNS};
@@ -128,7 +127,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
             "micro-batches of {}; {}{chunks}; {}; {} bytes a parameter; FLOP {}, recomputation {}; {mfu}.",
             counted(plan.micro_batch(), "sequence", "sequences"),
             plan.schedule.label(),
-            if plan.stage == ZeroStage::None { "no ZeRO" } else { plan.stage.label() },
+            plan.stage.label(),
             plan.bytes.id(),
             plan.flop.label(),
             plan.activations.recompute.label().to_ascii_lowercase(),
@@ -136,7 +135,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
         published: said.join("; "),
         memory: format!(
             "up to {} of training state a GPU, {} of activations on the first stage; {} on the GPU that holds the \
-             most{}, within {}: {}",
+             most{} within {}: {}",
             estimate.state.total(),
             estimate.activations,
             estimate.total,

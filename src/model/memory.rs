@@ -140,7 +140,7 @@ impl Choice for ZeroStage {
 
     fn label(self) -> &'static str {
         match self {
-            ZeroStage::None => "None",
+            ZeroStage::None => "No ZeRO",
             ZeroStage::One => "ZeRO-1",
             ZeroStage::Two => "ZeRO-2",
             ZeroStage::Three => "ZeRO-3",

@@ -185,7 +185,7 @@ pub const RUNS: [PublishedRun; 8] = [
         },
         stated: LLAMA3_STATED,
         assumed: LLAMA3_ASSUMED,
-        explanation: "It fits, as it trained, at one layer a chunk: at 2 chunks a GPU the warm-up would keep more than 22 whole 8,192-token micro-batches in flight on the first stages. Its gradients are sharded, as Meta's were, so each micro-batch reduce-scatters them: kept whole to be reduced once a step (stage=1), they would not fit. That is more traffic than the backward pass hides, so the rate for the published MFU comes out higher than the A100 cards'.",
+        explanation: "It fits, as it trained, at one layer a chunk: at 2 chunks a GPU the warm-up would keep more than 22 whole 8,192-token micro-batches in flight on the first stages. Its gradients are sharded, as Meta's were, so each micro-batch reduce-scatters them: kept whole to be reduced once a step (ZeRO-1), they would not fit. That is more traffic than the backward pass hides, so to reach the published MFU the GPUs must compute faster while busy than the A100 cards do.",
     },
     PublishedRun {
         name: "Llama 3 405B on 16,384 H100s",

@@ -14,7 +14,7 @@ use web_sys::{Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement};
 /// captions, readouts and equations, not in sliders and questions.
 const LEFT_OUT: &str =
     ".share, .settings__item, .step__text, .step__pager, .figure__controls, .figure__try, \
-     .compare__bar, .fig-dp__ring-buttons, .schedules";
+     .compare__bar, .fig-dp__ring-buttons, .schedules, .button";
 
 /// An SVG file's text and its size in CSS pixels.
 struct FigureSvg {

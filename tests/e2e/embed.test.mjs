@@ -316,6 +316,8 @@ test('each figure saves as a plain SVG (no HTML, no style sheet) that holds its 
         texts: [...doc.querySelectorAll('text')].map((el) => el.textContent),
         nested: doc.querySelectorAll('svg svg').length,
         controls: doc.querySelectorAll('input, select').length,
+        width: Number(doc.documentElement.getAttribute('width')),
+        images: [...doc.querySelectorAll('image')].map((el) => Number(el.getAttribute('x')) + Number(el.getAttribute('width'))),
       };
     }, svg);
     await blank.close();
@@ -328,6 +330,8 @@ test('each figure saves as a plain SVG (no HTML, no style sheet) that holds its 
     for (const label of labels) assert.ok(text.includes(words(label)), `${figure}: the SVG's text holds "${label}"`);
     for (const value of values) assert.ok(text.includes(words(value)), `${figure}: the SVG's text holds the value "${value}"`);
     assert.ok(!text.includes('Share or embed'), `${figure}: the share panel is left out`);
+    // A chart is as wide as its canvas, inside the drawing (a newcomer found every chart cut off at the right).
+    for (const right of parsed.images) assert.ok(right <= parsed.width, `${figure}: a chart ends at ${right}, past ${parsed.width}`);
     // Each diagram the page draws in SVG comes along as SVG, with its shapes.
     assert.equal(parsed.nested, diagrams, `${figure}: its ${diagrams} inline diagrams`);
     // An image of the figure, not of its controls (a newcomer's pass found sliders in the PNG).
@@ -352,4 +356,21 @@ test('each figure saves as a plain SVG (no HTML, no style sheet) that holds its 
     assert.deepEqual(errors, [], figure);
     await close();
   }
+  // On a phone what scrolls sideways (the 3D grid's last stage) widens the drawing, not cut off; the address says how it was set.
+  const phone = await open(app.browser, `${app.server.base}?fig=3d`, { viewport: { width: 360, height: 800 } });
+  await ready(phone.page);
+  await openShare(phone.page);
+  const [download] = await Promise.all([phone.page.waitForEvent('download'), phone.page.getByRole('button', { name: 'Save as SVG' }).click()]);
+  const small = await readFile(await download.path(), 'utf8');
+  // The default 4 stages of Llama 2 7B's 32 layers: the last holds layers 24 to 31, and scrolls out of a phone's view.
+  const lastStage = 'stage 3, L24–31';
+  const header = await phone.page.locator('.fig-3d__grid thead th').last();
+  assert.equal(await header.textContent(), lastStage);
+  assert.ok(!(await header.isVisible()) || (await header.boundingBox()).x > 360, 'the last stage is off a phone\'s screen');
+  assert.ok(words(small).includes(lastStage), `the phone's SVG holds "${lastStage}"`);
+  // ... and its cells, each a button on the page (DP 0 on stage 3 is node 24: 8 GPUs a node, Megatron-LM's order).
+  assert.match(small, />node 24</, 'the grid\'s cells are drawn');
+  assert.ok(small.includes(`${app.server.base.replace(/&/g, '&amp;')}?fig=3d`), 'the SVG names the address it was drawn from');
+  assert.deepEqual(phone.errors, []);
+  await phone.close();
 });

@@ -48,7 +48,8 @@ pub fn room(plan: &Plan) -> String {
     }
 }
 
-/// Which stage's GPU holds the most, when it is not the first: `, on stage 2 of 16`.
+/// Which stage's GPU holds the most, when it is not the first, set off by
+/// commas: `, on stage 2 of 16,`.
 pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
     if estimate.peak_stage == 0 {
         String::new()
@@ -91,7 +92,7 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     if estimate.fits {
         return format!(
             "Fits: up to {state} of training state a GPU and {} of activations on the first stage, {total} on the GPU \
-             that holds the most{}, within {room}, with {} to spare.",
+             that holds the most{} within {room}, with {} to spare.",
             amount(estimate.activations),
             peak_stage(plan, estimate),
             amount(plan.spare_memory(estimate.total))
