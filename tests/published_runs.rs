@@ -285,7 +285,7 @@ fn cards_state_their_settings() {
     let card = compare(run("GPT-3 175B"));
     assert!(
         card.settings
-            .contains("Interleaved 1F1B, 2 chunks a GPU; no ZeRO; 18 bytes"),
+            .contains("Interleaved 1F1B, 2 chunks a GPU; No ZeRO; 18 bytes"),
         "{}",
         card.settings
     );
