@@ -2,8 +2,7 @@
 //! own candidates: for GPT-3 175B on 1,024 A100s (batch 1,536, sequence
 //! 2,048) Narayanan et al. 2021 found tensor parallelism best at the GPUs of
 //! one node (section 5.4.1: t = 8) and PTD-P ahead of ZeRO-3 (section 5.2);
-//! PyTorch FSDP runs every sharding stage with a pipeline (pull request
-//! 126166 names its two ways of accumulating micro-batches).
+//! PyTorch FSDP can run every sharding stage with a pipeline.
 #![cfg(not(target_arch = "wasm32"))]
 
 use parallax::figures::figure::Params;
@@ -191,10 +190,10 @@ fn a_layout_used_shows_the_step_the_search_listed() {
     }
 }
 
-/// FSDP, unlike DeepSpeed, runs with a pipeline, in either of the two ways
-/// PyTorch pull request 126166 names for a step of m micro-batches:
-/// reduce-scatter every micro-batch's gradients and keep their shard, or
-/// keep whole gradients and reduce them once. The search keeps sharded
+/// FSDP, unlike DeepSpeed, runs with a pipeline, in either of plain FSDP's
+/// two ways for a step of m micro-batches (FSDP1's `no_sync` docstring;
+/// PyTorch pull request 126166): reduce-scatter every micro-batch's
+/// gradients and keep their shard, or keep whole gradients and reduce them once. The search keeps sharded
 /// gradients with a pipeline for GPT-3 on 1,024 A100s, and against the same
 /// layout reduced once (stage 1) it sends (m − 1) more gradient
 /// reduce-scatters, g·Ψ(d − 1)/d each (g = 2 bytes at 16 a parameter), and

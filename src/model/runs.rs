@@ -64,7 +64,8 @@ gathered after the forward pass (ZeRO-2's memory), gradients accumulated and red
 a parameter: bf16 weights, fp32 gradients, fp32 master weights and Adam moments), an interleaved schedule, and \
 one layer fewer on the first and last stages (126 layers on 16 stages: 7, fourteen of 8, 7)";
 const LLAMA3_ASSUMED: &str = "one layer a chunk, 8 chunks a GPU (section 3.3.2 gives the embedding and the \
-output layer a chunk each: 128 slots on 16 stages), no recomputation, sequence parallelism, a micro-batch of one sequence";
+output layer a chunk each: 128 slots on 16 stages), the gradients reduce-scattered after every micro-batch (the paper \
+does not say when), no recomputation, sequence parallelism, a micro-batch of one sequence";
 
 /// The runs, oldest first.
 pub const RUNS: [PublishedRun; 8] = [
@@ -185,7 +186,7 @@ pub const RUNS: [PublishedRun; 8] = [
         },
         stated: LLAMA3_STATED,
         assumed: LLAMA3_ASSUMED,
-        explanation: "It fits, as it trained, at one layer a chunk: at 2 chunks a GPU the warm-up would keep more than 22 whole 8,192-token micro-batches in flight on the first stages. Its gradients are sharded, as Meta's were, so each micro-batch reduce-scatters them: kept whole to be reduced once a step (ZeRO-1), they would not fit. That is more traffic than the backward pass hides, so to reach the published MFU the GPUs must compute faster while busy than the A100 cards do.",
+        explanation: "It fits, as it trained, at one layer a chunk: at 2 chunks a GPU the warm-up would keep more than 22 whole 8,192-token micro-batches in flight on the first stages. Kept whole to be reduced once a step (ZeRO-1), its gradients would not fit; reduced after every micro-batch, they are more traffic than the backward pass hides, so to reach the published MFU the GPUs must compute faster while busy than the A100 cards do.",
     },
     PublishedRun {
         name: "Llama 3 405B on 16,384 H100s",

@@ -14,14 +14,17 @@
 //! with 2 or 4 chunks where the fullest stage's layers divide and m is a
 //! multiple of p. Selective recomputation is left out with FlashAttention,
 //! where it recomputes nothing (`ActivationSetup::recompute_run`).
-//! Every stage is tried with a pipeline too, as PyTorch FSDP runs it
-//! (torchtitan; Llama Team 2024, section 3.3.2), though DeepSpeed refuses
-//! ZeRO-2 and 3 there (`deepspeed/runtime/pipe/engine.py`). FSDP accumulates
-//! a step's micro-batches in one of two ways (PyTorch pull request 126166):
-//! it reduce-scatters each micro-batch's gradients and keeps only their
-//! shard (stage 2's memory and traffic here), or it keeps whole gradients
-//! and reduces them once, at the last micro-batch (stage 1's). Gradients
-//! sharded and reduced once a step is not among them, so it is not offered.
+//! Every stage is tried with a pipeline too, as PyTorch FSDP can run it,
+//! though DeepSpeed refuses ZeRO-2 and 3 there (`deepspeed/runtime/pipe/engine.py`).
+//! Plain FSDP accumulates a step's micro-batches in one of two ways: it
+//! reduce-scatters each micro-batch's gradients and keeps only their shard
+//! (stage 2's memory and traffic here), or it keeps whole gradients and
+//! reduces them once, at the last micro-batch (stage 1's; FSDP1's `no_sync`,
+//! FSDP2's `set_requires_gradient_sync`, side by side in PyTorch pull
+//! request 126166; torch's pipelining runs FSDP this way). Gradients
+//! sharded over all d and reduced once a step is neither, so it is not
+//! offered; hybrid sharding's third way (shards over part of d) is not
+//! modelled.
 //!
 //! The estimate is a model, good to about [`TIED_WITHIN`] against published
 //! runs at best (`runs.rs`), so layouts whose steps lie that close to the
