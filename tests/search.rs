@@ -2,7 +2,7 @@
 //! own candidates: for GPT-3 175B on 1,024 A100s (batch 1,536, sequence
 //! 2,048) Narayanan et al. 2021 found tensor parallelism best at the GPUs of
 //! one node (section 5.4.1: t = 8) and PTD-P ahead of ZeRO-3 (section 5.2);
-//! PyTorch FSDP can run every sharding stage with a pipeline.
+//! PyTorch FSDP can run ZeRO-2 with a pipeline.
 #![cfg(not(target_arch = "wasm32"))]
 
 use parallax::figures::figure::Params;

@@ -14,8 +14,8 @@
 //! with 2 or 4 chunks where the fullest stage's layers divide and m is a
 //! multiple of p. Selective recomputation is left out with FlashAttention,
 //! where it recomputes nothing (`ActivationSetup::recompute_run`).
-//! Every stage is tried with a pipeline too, as PyTorch FSDP can run it,
-//! though DeepSpeed refuses ZeRO-2 and 3 there (`deepspeed/runtime/pipe/engine.py`).
+//! ZeRO-2 is tried with a pipeline too, as PyTorch FSDP can run it, though
+//! DeepSpeed refuses ZeRO-2 and 3 there (`deepspeed/runtime/pipe/engine.py`).
 //! Plain FSDP accumulates a step's micro-batches in one of two ways: it
 //! reduce-scatters each micro-batch's gradients and keeps only their shard
 //! (stage 2's memory and traffic here), or it keeps whole gradients and
@@ -24,7 +24,11 @@
 //! request 126166; torch's pipelining runs FSDP this way). Gradients
 //! sharded over all d and reduced once a step is neither, so it is not
 //! offered; hybrid sharding's third way (shards over part of d) is not
-//! modelled.
+//! modelled. ZeRO-3 is not tried with a pipeline: it would gather every
+//! stage's weights again for every micro-batch, which torchtitan's default
+//! avoids there (it keeps the weights gathered after the forward pass when
+//! pipelining: ZeRO-2's way), and leaving it out keeps the search at 16,384
+//! GPUs no slower than before stage 2 joined it (issue 36's A/B).
 //!
 //! The estimate is a model, good to about [`TIED_WITHIN`] against published
 //! runs at best (`runs.rs`), so layouts whose steps lie that close to the
@@ -52,17 +56,20 @@ pub enum Rejection {
     ScheduleDoesNotDivide,
     /// Selective recomputation with FlashAttention: the same layout as none.
     SelectiveWithFlash,
+    /// ZeRO-3 with pipeline parallelism.
+    GatheredWithPipeline,
     /// The most loaded GPU's state and activations exceed its memory.
     OutOfMemory,
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 6] = [
+    pub const ALL: [Rejection; 7] = [
         Rejection::GpusDoNotDivide,
         Rejection::TensorAcrossNodes,
         Rejection::BatchDoesNotDivide,
         Rejection::ScheduleDoesNotDivide,
         Rejection::SelectiveWithFlash,
+        Rejection::GatheredWithPipeline,
         Rejection::OutOfMemory,
     ];
 
@@ -75,6 +82,7 @@ impl Rejection {
             Rejection::SelectiveWithFlash => {
                 "selective recomputation does nothing with FlashAttention"
             }
+            Rejection::GatheredWithPipeline => "ZeRO-3 is not run with pipeline parallelism",
             Rejection::OutOfMemory => "out of memory",
         }
     }
@@ -116,7 +124,7 @@ pub struct SearchResult {
     pub tried: u32,
     pub fit: u32,
     /// Layouts set aside, by reason, in [`Rejection::ALL`]'s order.
-    pub rejected: [u32; 6],
+    pub rejected: [u32; Rejection::ALL.len()],
 }
 
 /// How many of the best layouts the search shows.
@@ -163,7 +171,7 @@ pub fn search(base: &Plan) -> SearchResult {
         best: Vec::new(),
         tried: 0,
         fit: 0,
-        rejected: [0; 6],
+        rejected: [0; Rejection::ALL.len()],
     };
     let tally = |result: &mut SearchResult, why: Rejection, count: u32| {
         result.tried += count;
@@ -215,6 +223,10 @@ pub fn search(base: &Plan) -> SearchResult {
                                     continue;
                                 }
                                 for &stage in ZeroStage::ALL {
+                                    if p > 1 && stage == ZeroStage::Three {
+                                        tally(&mut result, Rejection::GatheredWithPipeline, 1);
+                                        continue;
+                                    }
                                     result.tried += 1;
                                     let plan = Plan {
                                         tensor: t,
