@@ -96,10 +96,16 @@ class Drawing {
     this.svg = '';
   }
 
+  /** A page rectangle in the drawing: its `x`, `y`, `width` and `height`, rounded; it widens the drawing. */
+  box(rect) {
+    this.right = Math.max(this.right, rect.left + rect.width);
+    return { x: round(rect.left - this.left), y: round(rect.top - this.top), width: round(rect.width), height: round(rect.height) };
+  }
+
   /** `x`, `y`, `width` and `height` attributes of a page rectangle. */
   place(rect) {
-    this.right = Math.max(this.right, rect.left + rect.width);
-    return `x="${round(rect.left - this.left)}" y="${round(rect.top - this.top)}" width="${round(rect.width)}" height="${round(rect.height)}"`;
+    const { x, y, width, height } = this.box(rect);
+    return `x="${x}" y="${y}" width="${width}" height="${height}"`;
   }
 
   path(d, colour) {
@@ -278,9 +284,7 @@ class Drawing {
       shape.removeAttribute('class');
       shape.removeAttribute('style');
     });
-    for (const [name, value] of [['x', rect.left - this.left], ['y', rect.top - this.top], ['width', rect.width], ['height', rect.height]]) {
-      copy.setAttribute(name, round(value));
-    }
+    for (const [name, value] of Object.entries(this.box(rect))) copy.setAttribute(name, value);
     this.svg += new XMLSerializer().serializeToString(copy);
   }
 }
