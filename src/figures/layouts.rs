@@ -11,7 +11,7 @@ use crate::model::pipeline::Schedule;
 use crate::model::planner::{Plan, StepBreakdown};
 use crate::model::search::{search, Rejection, TIED_WITHIN};
 use crate::model::units::{group_thousands, Fraction, Seconds};
-use crate::widgets::{rows, Better, ReadoutData};
+use crate::widgets::{rows, Better, ReadoutData, Unit};
 
 /// One part of the step's bar.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,7 +156,15 @@ pub fn search_data(base: &Plan) -> SearchData {
         reasons.join("; ")
     );
     let best = result.best.first();
-    let count = |id, label, value: Option<f64>| ReadoutData::count(id, label, value.unwrap_or(0.0));
+    // With no layout that fits, the best's readouts say so in words; their
+    // value stays a number (0), as the URL contract's data-value requires.
+    let none = |id, label, unit| ReadoutData::new(id, label, 0.0, "None fits", unit);
+    let count = |id, label, value: Option<f64>| {
+        value.map_or_else(
+            || none(id, label, Unit::Count),
+            |v| ReadoutData::count(id, label, v),
+        )
+    };
     let readouts = vec![
         count(
             "best-tp",
@@ -183,10 +191,21 @@ pub fn search_data(base: &Plan) -> SearchData {
             "Best: micro-batch",
             best.map(|f| f.plan.activations.micro_batch),
         ),
-        ReadoutData::seconds(
-            "best-step-time",
-            "Best: step, communication included",
-            Seconds(best.map_or(0.0, |f| f.step())),
+        best.map_or_else(
+            || {
+                none(
+                    "best-step-time",
+                    "Best: step, communication included",
+                    Unit::Seconds,
+                )
+            },
+            |f| {
+                ReadoutData::seconds(
+                    "best-step-time",
+                    "Best: step, communication included",
+                    Seconds(f.step()),
+                )
+            },
         ),
         ReadoutData::yes_no("best-fits", "A layout fits", best.is_some()),
         count(
@@ -311,5 +330,33 @@ mod tests {
             [("compute", 60.0), ("recompute", 20.0), ("bubble", 20.0)]
         );
         assert!(parts.iter().all(|p| p.time.value() > 0.0));
+    }
+
+    /// 70B parameters on one 80 GB GPU: 16 bytes a parameter is 1.12 TB of
+    /// state, so no layout fits; the best's readouts say so, not "0".
+    #[test]
+    fn no_layout_that_fits_is_said_in_words() {
+        let params = crate::figures::planner::PlannerParams {
+            gpus: 1,
+            ..Default::default()
+        };
+        let data = search_data(&params.plan());
+        let readout = |id| data.readouts.iter().find(|r| r.id == id).unwrap();
+        for id in [
+            "best-tp",
+            "best-pp",
+            "best-dp",
+            "best-stage",
+            "best-micro-batch",
+            "best-step-time",
+        ] {
+            assert_eq!(
+                (readout(id).text.as_str(), readout(id).value),
+                ("None fits", 0.0),
+                "{id}"
+            );
+        }
+        assert_eq!(readout("best-fits").text, "No");
+        assert_eq!(readout("layouts-fit").value, 0.0);
     }
 }

@@ -408,9 +408,11 @@ pub struct GpuPreset {
     /// The fraction of the peak a large training run sustains while its
     /// GPUs compute, the figures' default for `busy-util`.
     pub busy: f64,
-    /// GPU-to-GPU bandwidth inside a node, one direction.
+    /// GPU-to-GPU bandwidth inside a node, one direction: the datasheet's
+    /// line rate, which a collective approaches but does not reach, so
+    /// times on it are lower bounds.
     pub nvlink: BytesPerSecond,
-    /// Bandwidth per GPU between nodes, one direction.
+    /// Bandwidth per GPU between nodes, one direction, the line rate too.
     pub network: BytesPerSecond,
     pub gpus_per_node: u32,
     pub source: &'static str,
