@@ -50,9 +50,14 @@
 // the paper, issue 36), 105 more: 331,598; ZeRO-3 set aside again with a
 // pipeline (the search at 16,384 GPUs had slowed by 1.21) 115 less: 331,483,
 // 1,157 below this session's start.
+//
+// Issue 38 allows 25 KB brotli in all for a 2026 run. Its number formats
+// (precision, moments: the model's precision.rs, the planner's two choices,
+// the FP8 words, the shared keys' help) and the NVLink domain with the
+// GB200 NVL72 preset spent 1,799: 333,282.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 331483 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 331483 },
+  { check: 'transfer brotli bytes, full page', measured: 333282 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 333282 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

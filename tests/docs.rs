@@ -56,6 +56,8 @@ fn probe(key: &str) -> &'static str {
         "tokens" => "1T",
         "batch" => "256",
         "bytes" => "18",
+        "precision" => "fp8",
+        "moments" => "bf16",
         other => panic!("give the shared key {other} a value to probe"),
     }
 }

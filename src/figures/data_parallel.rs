@@ -95,7 +95,7 @@ pub fn data(params: &DpParams) -> DpData {
     let n = params.gpus.max(1);
     let batch = scenario.batch.max(1.0);
     let seq = f64::from(scenario.arch().seq);
-    let total = TrainingState::full(scenario.params(), scenario.bytes_per_param).total();
+    let total = TrainingState::full(scenario.params(), scenario.state_bytes()).total();
     let bandwidth = params.link.bandwidth(&gpu);
     let step = step_at(scenario, n, params.link);
     let scale = total.value().max(gpu.memory.value());

@@ -22,7 +22,7 @@ fn whole_and_sharded(bytes: BytesPerParam, stage: ZeroStage) -> (f64, f64) {
     let mut whole = 0.0;
     let mut sharded = 0.0;
     for (part, from) in [
-        (bytes.weights, ZeroStage::Three),
+        (bytes.all_weights(), ZeroStage::Three),
         (bytes.gradients, ZeroStage::Two),
         (bytes.main_gradients + bytes.k(), ZeroStage::One),
     ] {

@@ -89,7 +89,7 @@ pub fn data(params: &PpParams) -> PpData {
     let scenario = &pipeline.scenario;
     let state = TrainingState::per_gpu(
         scenario.params(),
-        scenario.bytes_per_param,
+        scenario.state_bytes(),
         ZeroStage::None,
         1,
         1,

@@ -8,6 +8,7 @@ use super::param::{set_option, Opt, Param};
 use crate::model::activations::Attention;
 use crate::model::choice::{options, Choice};
 use crate::model::compute::FlopCount;
+use crate::model::precision::{Moments, Precision};
 use crate::model::presets::{gpu_preset, gpu_sources, model_preset, model_sources, GPUS, MODELS};
 use crate::model::scenario::{Scenario, BATCH, BUSY, TOKENS};
 use crate::model::units::Count;
@@ -123,6 +124,41 @@ pub const fn flop<P: Params>() -> Param<P> {
         |p: &mut P, id| {
             if let Some(scenario) = p.scenario_mut() {
                 set_option(&mut scenario.flop, id);
+            }
+        },
+    )
+    .toggle()
+    .shared()
+}
+
+/// The weights' format in the passes; offered where the GPU has FP8.
+pub const fn precision<P: Params>() -> Param<P> {
+    Param::choice(
+        "precision",
+        "Weights in the passes",
+        options::<Precision>,
+        |p: &P| p.scenario().map_or("", |s| s.precision.id()),
+        |p: &mut P, id| {
+            if let Some(scenario) = p.scenario_mut() {
+                set_option(&mut scenario.precision, id);
+            }
+        },
+    )
+    .toggle()
+    .shown_when(|p: &P| p.scenario().is_some_and(|s| s.gpu.fp8.is_some()))
+    .shared()
+}
+
+/// Adam's moments' format.
+pub const fn moments<P: Params>() -> Param<P> {
+    Param::choice(
+        "moments",
+        "Adam's moments",
+        options::<Moments>,
+        |p: &P| p.scenario().map_or("", |s| s.moments.id()),
+        |p: &mut P, id| {
+            if let Some(scenario) = p.scenario_mut() {
+                set_option(&mut scenario.moments, id);
             }
         },
     )

@@ -230,7 +230,7 @@ pub fn data(params: &TpParams) -> TpData {
     );
     let state = TrainingState::per_gpu(
         scenario.params(),
-        scenario.bytes_per_param,
+        scenario.state_bytes(),
         ZeroStage::None,
         1,
         t,

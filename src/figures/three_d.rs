@@ -248,7 +248,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         scenario.batch.max(1.0) as u32,
         scenario.rate().sustained(),
         gpu.gpus_per_node,
-        scenario.bytes_per_param,
+        scenario.state_bytes(),
     );
     let (t, p, d) = (
         layout.tensor.max(1),
@@ -371,7 +371,7 @@ fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
             ],
         },
         equations::state(
-            scenario.bytes_per_param,
+            scenario.state_bytes(),
             layout.zero,
             ("d", "dp", dp),
             split(var("Ψ", "model"), var("t", "tp"), var("p", "pp")),

@@ -106,7 +106,7 @@ pub fn data(params: &WhyParams) -> WhyData {
     let scenario = &params.scenario;
     let psi = scenario.params();
     let gpu = scenario.gpu();
-    let bytes = scenario.bytes_per_param;
+    let bytes = scenario.state_bytes();
     let state = TrainingState::full(psi, bytes);
     let total = state.total();
     let memory = MemoryBarData::new(
@@ -114,19 +114,27 @@ pub fn data(params: &WhyParams) -> WhyData {
             (
                 "weights",
                 "weights",
-                &format!("bf16 weights, {} B each", bytes.weights),
-                state.weights,
+                &format!("{}, {} B each", bytes.weights_label(), bytes.all_weights()),
+                state.weights + state.fp8_copies,
             ),
             (
                 "gradients",
                 "gradients",
-                &format!("{}, {} B each", bytes.gradients_label, bytes.gradients),
-                state.gradients,
+                &format!(
+                    "{}, {} B each",
+                    bytes.gradients_label,
+                    bytes.all_gradients()
+                ),
+                state.all_gradients(),
             ),
             (
                 "optimizer",
                 "optimizer-state",
-                &format!("fp32 master weights and Adam moments, {} B each", bytes.k()),
+                &format!(
+                    "fp32 master weights and {}, {} B each",
+                    bytes.moments_label(),
+                    bytes.k()
+                ),
                 state.optimizer(),
             ),
         ],
@@ -204,8 +212,8 @@ pub fn data(params: &WhyParams) -> WhyData {
         state_caption: format!(
             "Training state at {} bytes a parameter: {} + {} + {} B = {total}",
             bytes.total(),
-            bytes.weights,
-            bytes.gradients,
+            bytes.all_weights(),
+            bytes.all_gradients(),
             bytes.k()
         ),
         training_state,
@@ -235,7 +243,7 @@ fn equations(
     let rate = scenario.rate().sustained();
     vec![
         equations::state(
-            scenario.bytes_per_param,
+            scenario.state_bytes(),
             ZeroStage::None,
             ("N", "", 1),
             vec![var("Ψ", "model")],

@@ -90,7 +90,7 @@ pub fn data(params: &ZeroParams) -> ZeroData {
     let gpu = scenario.gpu();
     let n = params.gpus.max(1);
     let psi = scenario.params();
-    let bytes = scenario.bytes_per_param;
+    let bytes = scenario.state_bytes();
     let full = TrainingState::full(psi, bytes);
     let kept = TrainingState::zero(psi, bytes, params.stage, n);
     let longest = full.optimizer().value();
@@ -204,7 +204,7 @@ fn sent_against_plain(stage: ZeroStage, ratio: f64) -> String {
 /// The chosen stage's formula (Rajbhandari et al. 2020, section 5.1).
 fn equation(params: &ZeroParams, state: &ReadoutData) -> Equation {
     equations::state(
-        params.scenario.bytes_per_param,
+        params.scenario.state_bytes(),
         params.stage,
         ("N", "gpus", params.gpus.max(1)),
         vec![var("Ψ", "model")],

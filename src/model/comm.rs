@@ -18,7 +18,8 @@ use super::units::{Bytes, BytesPerSecond, Seconds};
 pub struct Links {
     pub nvlink: BytesPerSecond,
     pub network: BytesPerSecond,
-    pub gpus_per_node: u32,
+    /// GPUs one NVLink domain joins (the node on HGX boards, 72 on GB200 NVL72).
+    pub domain: u32,
 }
 
 impl Links {
@@ -27,7 +28,7 @@ impl Links {
         Self {
             nvlink: gpu.nvlink,
             network: gpu.network,
-            gpus_per_node: gpu.gpus_per_node,
+            domain: gpu.nvlink_domain,
         }
     }
 
@@ -188,7 +189,7 @@ pub fn data_parallel_sent(
     micro_batches: u32,
 ) -> Bytes {
     let m = f64::from(micro_batches.max(1));
-    let (w, g) = (bytes.weights, bytes.gradients);
+    let (w, g) = (bytes.gathered_weights, bytes.gradients);
     let per_param = match stage {
         ZeroStage::None => return ring_allreduce_sent(bytes.reduced_gradient_of(params), gpus),
         ZeroStage::One => g + w,

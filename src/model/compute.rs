@@ -115,6 +115,18 @@ pub fn recompute_flop_per_token(recompute: Recompute, arch: &Architecture, seq: 
     }
 }
 
+/// The FLOP a token spends in the layers' matrix multiplies, the part FP8
+/// runs (`precision.rs`): 6 a matrix parameter, and 2 more when full
+/// recomputation runs each layer's forward again; attention's scores and
+/// the output layer stay in BF16, as TransformerEngine runs them.
+pub fn fp8_flop_per_token(arch: &Architecture, recompute: Recompute) -> f64 {
+    let per_pass = 2.0 * f64::from(arch.layers) * arch.layer_active_matrix_params();
+    match recompute {
+        Recompute::Full => 4.0 * per_pass,
+        Recompute::None | Recompute::Selective => 3.0 * per_pass,
+    }
+}
+
 /// Training compute for `params` parameters on `tokens` tokens: 6ND.
 pub fn training_flop(params: f64, tokens: f64) -> Flop {
     Flop(6.0 * params * tokens)

@@ -12,8 +12,15 @@ use super::units::Bytes;
 /// Bytes per parameter for each part of mixed-precision Adam training.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BytesPerParam {
-    /// fp16/bf16 weights used in the forward and backward passes.
+    /// fp16/bf16 weights used in the forward and backward passes (none
+    /// when FP8 weights are the primary copy, `precision.rs`).
     pub weights: f64,
+    /// FP8 weights the passes keep, beside the 16-bit ones or in their
+    /// place, with a transposed copy where the GPU needs one (`precision.rs`).
+    pub fp8_copies: f64,
+    /// Bytes a parameter ZeRO's weight gathers send: the 16-bit weights,
+    /// or 1 when FP8 weights are the primary copy.
+    pub gathered_weights: f64,
     /// Gradients as the backward pass writes them, kept whole until ZeRO-2.
     pub gradients: f64,
     /// An fp32 copy the gradients are accumulated into, which the optimizer
@@ -34,6 +41,8 @@ impl BytesPerParam {
     /// et al. 2020, section 3.1); the seeds use it.
     pub const MIXED_PRECISION_ADAM: Self = Self {
         weights: 2.0,
+        fp8_copies: 0.0,
+        gathered_weights: 2.0,
         gradients: 2.0,
         main_gradients: 0.0,
         master_weights: 4.0,
@@ -76,8 +85,31 @@ impl BytesPerParam {
         self.gradients + self.main_gradients
     }
 
+    /// What the weights the passes keep are, for labels.
+    pub fn weights_label(&self) -> &'static str {
+        match (self.weights > 0.0, self.fp8_copies > 0.0) {
+            (true, true) => "bf16 weights and their FP8 casts",
+            (false, _) => "FP8 weights",
+            (true, false) => "bf16 weights",
+        }
+    }
+
+    /// What Adam's moments are, for labels: 8 bytes a parameter in fp32, 4 in bf16.
+    pub fn moments_label(&self) -> &'static str {
+        if self.moments < 8.0 {
+            "Adam's bf16 moments"
+        } else {
+            "Adam's fp32 moments"
+        }
+    }
+
+    /// The weights the passes keep, 16-bit and FP8: what ZeRO-3 shards with them.
+    pub fn all_weights(&self) -> f64 {
+        self.weights + self.fp8_copies
+    }
+
     pub fn total(&self) -> f64 {
-        self.weights + self.all_gradients() + self.k()
+        self.all_weights() + self.all_gradients() + self.k()
     }
 
     /// The gradient of `params` parameters as the data-parallel all-reduce sends it.
@@ -162,6 +194,8 @@ impl ZeroStage {
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct TrainingState {
     pub weights: Bytes,
+    /// FP8 weights kept beside the 16-bit ones, or in their place.
+    pub fp8_copies: Bytes,
     pub gradients: Bytes,
     /// The fp32 gradient copy of the 20-byte convention.
     pub main_gradients: Bytes,
@@ -176,6 +210,7 @@ impl std::ops::Add for TrainingState {
     fn add(self, other: Self) -> Self {
         Self {
             weights: self.weights + other.weights,
+            fp8_copies: self.fp8_copies + other.fp8_copies,
             gradients: self.gradients + other.gradients,
             main_gradients: self.main_gradients + other.main_gradients,
             master_weights: self.master_weights + other.master_weights,
@@ -196,7 +231,7 @@ impl TrainingState {
     }
 
     pub fn total(&self) -> Bytes {
-        self.weights + self.all_gradients() + self.optimizer()
+        self.weights + self.fp8_copies + self.all_gradients() + self.optimizer()
     }
 
     /// How many times larger `self` is than `kept`, by total: what sharding saves.
@@ -208,6 +243,7 @@ impl TrainingState {
     pub fn full(params: f64, bytes: BytesPerParam) -> Self {
         Self {
             weights: Bytes(bytes.weights * params),
+            fp8_copies: Bytes(bytes.fp8_copies * params),
             gradients: Bytes(bytes.gradients * params),
             main_gradients: Bytes(bytes.main_gradients * params),
             master_weights: Bytes(bytes.master_weights * params),
@@ -225,6 +261,7 @@ impl TrainingState {
         let shard = |part: Bytes, sharded: bool| if sharded { part / shards } else { part };
         Self {
             weights: shard(full.weights, stage >= ZeroStage::Three),
+            fp8_copies: shard(full.fp8_copies, stage >= ZeroStage::Three),
             gradients: shard(full.gradients, stage >= ZeroStage::Two),
             main_gradients: shard(full.main_gradients, stage >= ZeroStage::One),
             master_weights: shard(full.master_weights, stage >= ZeroStage::One),

@@ -14,6 +14,7 @@ pub mod memory;
 pub mod number;
 pub mod pipeline;
 pub mod planner;
+pub mod precision;
 pub mod presets;
 pub mod query;
 pub mod runs;

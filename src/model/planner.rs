@@ -28,9 +28,12 @@
 use super::activations::{hidden_state, stage_activations, ActivationSetup, Recompute};
 use super::choice::Choice;
 use super::comm::{context_ring_sent, data_parallel_sent, expert_all_to_all_sent, Link, Links};
-use super::compute::{flop_per_token, recompute_flop_per_token, slowest_stage, FlopCount, Rate};
+use super::compute::{
+    flop_per_token, fp8_flop_per_token, recompute_flop_per_token, slowest_stage, FlopCount, Rate,
+};
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
 use super::pipeline::{bubble, layers_per_stage, runnable_micro_batches, stage_layers, Schedule};
+use super::precision::Numerics;
 use super::presets::Architecture;
 use super::tensor::sent_per_gpu_per_layer;
 use super::units::{Bytes, Flop, Seconds};
@@ -63,6 +66,8 @@ pub struct Plan {
     pub reserve: Bytes,
     /// The training state's convention (16, 18 or 20 bytes a parameter).
     pub bytes: BytesPerParam,
+    /// The weights' and moments' formats, and the GPU's FP8 (`precision.rs`).
+    pub numerics: Numerics,
     pub rate: Rate,
     /// Model FLOPs utilisation over the whole step, when given (`step-mfu`):
     /// the rate while busy is then whatever gives it (at most the peak).
@@ -203,9 +208,11 @@ pub struct GroupTraffic {
 /// The link a group of `size` ranks, `stride` apart, runs over (ranks in
 /// Megatron-LM's default order, tensor fastest, then context, experts
 /// within data, data, pipeline: `megatron/core/parallel_state.py`,
-/// `order="tp-cp-ep-dp-pp"`): NVLink when the group lies within one node.
+/// `order="tp-cp-ep-dp-pp"`): NVLink when the group lies within one NVLink
+/// domain (the node on HGX boards; the rack of 72 on GB200 NVL72, where
+/// NVLink switches join every GPU), the network otherwise.
 pub fn link_of(links: &Links, stride: u32, size: u32) -> Link {
-    if size <= 1 || stride.saturating_mul(size) <= links.gpus_per_node.max(1) {
+    if size <= 1 || stride.saturating_mul(size) <= links.domain.max(1) {
         Link::NvLink
     } else {
         Link::Network
@@ -271,6 +278,11 @@ pub fn stage_share(
 }
 
 impl Plan {
+    /// The training state's bytes a parameter: the convention under the formats.
+    pub fn state_bytes(&self) -> BytesPerParam {
+        self.numerics.state_bytes(self.bytes)
+    }
+
     /// GPUs that hold one copy of the model between them: t·p·cp.
     pub fn model_group(&self) -> u32 {
         self.tensor.max(1) * self.pipeline.max(1) * self.context.max(1)
@@ -402,9 +414,10 @@ impl Plan {
         // ZeRO shards each slice over the GPUs holding the same one: d·cp
         // for the dense part, d·cp/ep for the experts.
         let (replicas, expert_replicas) = self.shards();
+        let bytes = self.state_bytes();
         let state_of = |share: StageShare| {
-            TrainingState::zero(share.dense, self.bytes, self.stage, replicas)
-                + TrainingState::zero(share.experts, self.bytes, self.stage, expert_replicas)
+            TrainingState::zero(share.dense, bytes, self.stage, replicas)
+                + TrainingState::zero(share.experts, bytes, self.stage, expert_replicas)
         };
         let setup = self.activation_setup();
         let m = self.micro_batches();
@@ -449,8 +462,8 @@ impl Plan {
         // The first stage's, as the `activations` readout.
         let activations = stages.first().map_or(Bytes(0.0), |&(_, held)| held);
         let tokens = setup.seq * setup.micro_batch;
-        let data_traffic = data_parallel_sent(self.bytes, loaded.dense, replicas, self.stage, m)
-            + data_parallel_sent(self.bytes, loaded.experts, expert_replicas, self.stage, m);
+        let data_traffic = data_parallel_sent(bytes, loaded.dense, replicas, self.stage, m)
+            + data_parallel_sent(bytes, loaded.experts, expert_replicas, self.stage, m);
         // The busiest stage's layers set the pace: ⌈L/p⌉.
         let per_stage = f64::from(layers_per_stage(self.arch.layers, p)) * f64::from(m);
         // Full recomputation runs each layer's forward again, its two
@@ -502,9 +515,17 @@ impl Plan {
         let seq = self.activations.seq;
         let step_tokens = self.sequences_run() * seq;
         let active = self.params * self.arch.active_share();
-        let model_flop = flop_per_token(self.flop, active, &self.arch, seq) * step_tokens;
-        let hardware_flop = model_flop
-            + recompute_flop_per_token(setup.recompute_run(), &self.arch, seq) * step_tokens;
+        let model_token = flop_per_token(self.flop, active, &self.arch, seq);
+        let recompute_run = setup.recompute_run();
+        let recompute_token = recompute_flop_per_token(recompute_run, &self.arch, seq);
+        let model_flop = model_token * step_tokens;
+        let hardware_flop = model_flop + recompute_token * step_tokens;
+        // FP8 runs the layers' matrix multiplies faster (`precision.rs`):
+        // the arithmetic takes this share of its BF16 time.
+        let fp8_share = self.numerics.time_share(
+            model_token + recompute_token,
+            fp8_flop_per_token(&self.arch, recompute_run).min(model_token + recompute_token),
+        );
         let gpus = f64::from(self.gpus_used());
         let stretch = 1.0 / (1.0 - bubble).max(f64::MIN_POSITIVE);
         let links = &self.links;
@@ -528,7 +549,7 @@ impl Plan {
         let critical = seconds(tensor_group) + exchange;
         let reduction = seconds(data_group);
         let exposed =
-            |computing: f64| exposed_reduction(self.stage, self.bytes, m, reduction, computing);
+            |computing: f64| exposed_reduction(self.stage, bytes, m, reduction, computing);
         let peak = gpus * self.rate.peak.value();
         // The slowest stage sets the pace: its share of the FLOP over the mean's.
         let pace = slowest_stage(&self.arch, &ranges, seq);
@@ -538,7 +559,7 @@ impl Plan {
         // its part is exactly 0 (a split of the seconds left a part of 1e-16 s,
         // drawn in the bar and counted as DOM nodes).
         let breakdown_at = |sustained: f64| {
-            let sustained = sustained.max(f64::MIN_POSITIVE);
+            let sustained = sustained.max(f64::MIN_POSITIVE) / fp8_share;
             let compute = model_flop * pace / sustained;
             let recompute = hardware_flop * pace / sustained - compute;
             StepBreakdown {
@@ -555,7 +576,8 @@ impl Plan {
         let busy_share = match self.step_mfu {
             Some(mfu) => {
                 let step = model_flop / (peak * mfu.max(f64::MIN_POSITIVE));
-                let work = hardware_flop * pace;
+                // The arithmetic's seconds at the rate asked, FP8 included.
+                let work = hardware_flop * pace * fp8_share;
                 let computing = computing_for_step(step, |c| {
                     breakdown_at(work / c.max(f64::MIN_POSITIVE)).total()
                 });
@@ -627,7 +649,8 @@ pub fn exposed_reduction(
         }
         ZeroStage::Two => (reduction - backward).max(0.0),
         ZeroStage::Three => {
-            let forward = bytes.weights / (2.0 * bytes.weights + bytes.gradients);
+            let w = bytes.gathered_weights;
+            let forward = w / (2.0 * w + bytes.gradients);
             (reduction * forward - computing / 3.0).max(0.0)
                 + (reduction * (1.0 - forward) - backward).max(0.0)
         }
@@ -778,6 +801,7 @@ mod tests {
             capacity: Bytes(80e9),
             reserve: DEFAULT_RESERVE,
             bytes: BytesPerParam::MIXED_PRECISION_ADAM,
+            numerics: Numerics::default(),
             rate: Rate {
                 peak: crate::model::units::FlopPerSecond(150e12),
                 busy: 1.0,

@@ -5,6 +5,7 @@
 //! count only where its source quotes one (the explainer's 6.74B for Llama 2 7B).
 
 use super::activations::Attention;
+use super::precision::Fp8;
 use super::units::{Bytes, BytesPerSecond, FlopPerSecond};
 
 /// The feed-forward block of a transformer layer.
@@ -415,6 +416,12 @@ pub struct GpuPreset {
     /// Bandwidth per GPU between nodes, one direction, the line rate too.
     pub network: BytesPerSecond,
     pub gpus_per_node: u32,
+    /// GPUs whose NVLink reaches one another: the node on HGX boards, the
+    /// rack on GB200 NVL72. Groups inside it run at `nvlink`.
+    pub nvlink_domain: u32,
+    /// Its FP8 peak and the bytes a parameter its FP8 weights take
+    /// (`precision.rs`); `None` where it has no FP8 matrix multiplies.
+    pub fp8: Option<Fp8>,
     pub source: &'static str,
 }
 
@@ -434,7 +441,7 @@ const TYPICAL_BUSY: f64 = 0.64;
 const MIB: f64 = Bytes::GIB / 1024.0;
 
 /// The spec's GPU presets.
-pub const GPUS: [GpuPreset; 6] = [
+pub const GPUS: [GpuPreset; 7] = [
     GpuPreset {
         id: "illustrative",
         name: "Illustrative 80 GB GPU",
@@ -445,7 +452,12 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "Round numbers for teaching, not a product: 80 GB (10⁹ bytes each), 150 TFLOP/s sustained, NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
+        nvlink_domain: 8,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(300e12),
+            weight_bytes: HOPPER_FP8_WEIGHT,
+        }),
+        source: "Round numbers for teaching, not a product: 80 GB (10⁹ bytes each), 150 TFLOP/s sustained (FP8 twice that, its weights kept as Hopper keeps them), NVLink 450 GB/s, network 50 GB/s, 8 GPUs a node",
     },
     GpuPreset {
         id: "a100-80gb",
@@ -456,6 +468,8 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(300e9),
         network: BytesPerSecond(25e9),
         gpus_per_node: 8,
+        nvlink_domain: 8,
+        fp8: None,
         source: "NVIDIA A100 datasheet: 80 GB HBM2e, which nvidia-smi reports as 81,920 MiB (80 GiB); 312 TFLOP/s dense BF16; NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
     },
     GpuPreset {
@@ -467,7 +481,12 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA H100 datasheet: 80 GB HBM3, which nvidia-smi reports as 81,559 MiB (79.6 GiB); 989 TFLOP/s dense BF16; NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
+        nvlink_domain: 8,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(1979e12),
+            weight_bytes: HOPPER_FP8_WEIGHT,
+        }),
+        source: "NVIDIA H100 datasheet: 80 GB HBM3, which nvidia-smi reports as 81,559 MiB (79.6 GiB); 989 TFLOP/s dense BF16, 1,979 dense FP8 (3,958 with sparsity); NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
     },
     GpuPreset {
         id: "h200",
@@ -478,7 +497,12 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA H200 datasheet: 141 GB HBM3e, which nvidia-smi reports as 143,771 MiB (140.4 GiB); 989 TFLOP/s dense BF16; NVLink 900 GB/s both ways; 400 Gb/s per GPU",
+        nvlink_domain: 8,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(1979e12),
+            weight_bytes: HOPPER_FP8_WEIGHT,
+        }),
+        source: "NVIDIA H200 datasheet: 141 GB HBM3e, which nvidia-smi reports as 143,771 MiB (140.4 GiB); 989 TFLOP/s dense BF16, 1,979 dense FP8; NVLink 900 GB/s both ways; 400 Gb/s per GPU",
     },
     GpuPreset {
         id: "b200",
@@ -489,7 +513,12 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "NVIDIA HGX B200 datasheet: 180 GB HBM3e a GPU, which nvidia-smi reports as 183,359 MiB (179.1 GiB); 2.25 PFLOP/s dense BF16; NVLink 5 1.8 TB/s both ways; 400 Gb/s per GPU",
+        nvlink_domain: 8,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(4500e12),
+            weight_bytes: BLACKWELL_FP8_WEIGHT,
+        }),
+        source: "NVIDIA HGX B200 datasheet: 180 GB HBM3e a GPU, which nvidia-smi reports as 183,359 MiB (179.1 GiB); 2.25 PFLOP/s dense BF16, 4.5 dense FP8 (72 PFLOP/s with sparsity for 8 GPUs); NVLink 5 1.8 TB/s both ways; 400 Gb/s per GPU",
     },
     GpuPreset {
         id: "mi300x",
@@ -500,9 +529,39 @@ pub const GPUS: [GpuPreset; 6] = [
         nvlink: BytesPerSecond(448e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
-        source: "AMD MI300X datasheet: 192 GB HBM3, which rocm-smi reports as 205,822,885,888 bytes (191.7 GiB); 1,307 TFLOP/s dense BF16; 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
+        nvlink_domain: 8,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(2614.9e12),
+            weight_bytes: HOPPER_FP8_WEIGHT,
+        }),
+        source: "AMD MI300X datasheet: 192 GB HBM3, which rocm-smi reports as 205,822,885,888 bytes (191.7 GiB); 1,307 TFLOP/s dense BF16, 2,614.9 dense FP8 (ROCm's TransformerEngine keeps the transposed FP8 weights, as on Hopper, keep_fp8_weight_transpose_cache defaulting to true); 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
+    },
+    GpuPreset {
+        id: "gb200-nvl72",
+        name: "NVIDIA GB200 NVL72",
+        memory: Bytes(186e9),
+        peak: FlopPerSecond(2500e12),
+        busy: TYPICAL_BUSY,
+        nvlink: BytesPerSecond(900e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 4,
+        nvlink_domain: 72,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(5000e12),
+            weight_bytes: BLACKWELL_FP8_WEIGHT,
+        }),
+        source: "NVIDIA GB200 NVL72 datasheet, per GPU of the rack's 72: 13.4 TB HBM3e, about 186 GB each (decimal; the figure nvidia-smi reports is not published); 2.5 PFLOP/s dense BF16 and 5 dense FP8 (360 and 720 PFLOP/s with sparsity for the rack); NVLink 5 1.8 TB/s both ways, all 72 GPUs in one NVLink domain; 4 GPUs a compute tray, each with a 400 Gb/s ConnectX-7 port",
     },
 ];
+
+/// The bytes a parameter FP8 weights take where an FP8 matrix multiply
+/// reads its operands in one layout only ("TN", Hopper), so the backward
+/// pass keeps a transposed copy too: 2 (TransformerEngine#1261).
+const HOPPER_FP8_WEIGHT: f64 = 2.0;
+/// Blackwell multiplies FP8 in either layout: 1 byte a parameter with
+/// per-tensor scaling (TransformerEngine#1880; its MXFP8 recipe keeps both
+/// layouts' scales, 2).
+const BLACKWELL_FP8_WEIGHT: f64 = 1.0;
 
 /// The default GPU: the seeds' illustrative one.
 pub const DEFAULT_GPU: &GpuPreset = &GPUS[0];

@@ -7,6 +7,7 @@ use super::activations::Attention;
 use super::choice::Choice;
 use super::compute::{flop_per_token, FlopCount, Rate};
 use super::memory::BytesPerParam;
+use super::precision::{Moments, Numerics, Precision};
 use super::presets::{
     gpu_preset, model_preset, Architecture, GpuPreset, ModelPreset, DEFAULT_GPU, DEFAULT_MODEL,
     GPUS, MODELS,
@@ -57,7 +58,7 @@ pub const DEFAULT_TOKENS: f64 = 2e12;
 pub const DEFAULT_BATCH: f64 = 1024.0;
 /// The shared keys every figure reads, documented (the embed page and the
 /// README are generated from this list and the figures' tables).
-pub const SHARED_KEYS: [(&str, &str); 11] = [
+pub const SHARED_KEYS: [(&str, &str); 13] = [
     (
         "model",
         "model preset, by id; it brings its architecture and parameter count",
@@ -95,6 +96,14 @@ pub const SHARED_KEYS: [(&str, &str); 11] = [
     (
         "bytes",
         "the training state's bytes a parameter: `16` (default), `18` or `20`",
+    ),
+    (
+        "precision",
+        "the weights' format in the passes: `bf16` (default), `fp8` (FP8 matrix multiplies, the BF16 weights kept beside their FP8 casts: memory goes up) or `fp8-primary` (FP8 weights only: memory and ZeRO's weight gathers go down); refused with a notice on a GPU without FP8",
+    ),
+    (
+        "moments",
+        "Adam's moments: `fp32` (default) or `bf16` (4 bytes a parameter, not 8)",
     ),
 ];
 
@@ -160,6 +169,10 @@ pub struct Scenario {
     pub batch: f64,
     /// The training state's convention: 16 (default), 18 or 20 bytes a parameter (`bytes`).
     pub bytes_per_param: BytesPerParam,
+    /// The weights' format in the passes (`precision`).
+    pub precision: Precision,
+    /// Adam's moments' format (`moments`).
+    pub moments: Moments,
 }
 
 impl Default for Scenario {
@@ -177,6 +190,8 @@ impl Default for Scenario {
             tokens: DEFAULT_TOKENS,
             batch: DEFAULT_BATCH,
             bytes_per_param: BytesPerParam::MIXED_PRECISION_ADAM,
+            precision: Precision::Bf16,
+            moments: Moments::Fp32,
         }
     }
 }
@@ -231,9 +246,43 @@ impl Scenario {
             tokens: TOKENS.read(query, defaults.tokens, notices),
             batch: BATCH.read(query, defaults.batch, notices),
             bytes_per_param: read_bytes_per_param(query, defaults.bytes_per_param, notices),
+            precision: read_option(query, "precision", notices).unwrap_or(defaults.precision),
+            moments: read_option(query, "moments", notices).unwrap_or(defaults.moments),
         };
         scenario.limit_top_k_to_experts(notices);
+        scenario.keep_fp8_to_gpus_with_it(notices);
         scenario
+    }
+
+    /// FP8 on a GPU without FP8 matrix multiplies (the A100) is refused:
+    /// BF16 stands, and the reader is told.
+    fn keep_fp8_to_gpus_with_it(&mut self, notices: &mut Vec<Notice>) {
+        if self.precision != Precision::Bf16 && self.gpu.fp8.is_none() {
+            notices.push(Notice {
+                key: "precision".to_string(),
+                message: format!(
+                    "The {} has no FP8 matrix multiplies; using BF16.",
+                    self.gpu.name
+                ),
+            });
+            self.precision = Precision::Bf16;
+        }
+    }
+
+    /// The formats as this GPU runs them: FP8 only where it has FP8.
+    pub fn numerics(&self) -> Numerics {
+        Numerics {
+            precision: self.precision,
+            moments: self.moments,
+            fp8: self.gpu.fp8,
+            bf16_peak: self.gpu.peak,
+        }
+    }
+
+    /// The training state's bytes a parameter: the convention (`bytes`)
+    /// under the formats (`precision`, `moments`).
+    pub fn state_bytes(&self) -> BytesPerParam {
+        self.numerics().state_bytes(self.bytes_per_param)
     }
 
     /// A token cannot use more experts than its layer has: an asked top-k
@@ -312,6 +361,12 @@ impl Scenario {
         }
         if self.bytes_per_param != defaults.bytes_per_param {
             put("bytes", self.bytes_per_param.id().to_string());
+        }
+        if self.precision != defaults.precision {
+            put("precision", self.precision.id().to_string());
+        }
+        if self.moments != defaults.moments {
+            put("moments", self.moments.id().to_string());
         }
     }
 

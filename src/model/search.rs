@@ -76,7 +76,7 @@ impl Rejection {
     pub fn words(self) -> &'static str {
         match self {
             Rejection::GpusDoNotDivide => "the degrees do not divide the GPUs",
-            Rejection::TensorAcrossNodes => "tensor parallelism would span nodes",
+            Rejection::TensorAcrossNodes => "tensor parallelism would leave the NVLink domain",
             Rejection::BatchDoesNotDivide => "the batch does not divide into whole micro-batches",
             Rejection::ScheduleDoesNotDivide => "the interleaved chunks do not divide",
             Rejection::SelectiveWithFlash => {
@@ -192,7 +192,7 @@ pub fn search(base: &Plan) -> SearchResult {
                     tally(&mut result, Rejection::GpusDoNotDivide, per_degree);
                     continue;
                 }
-                if t > base.links.gpus_per_node {
+                if t > base.links.domain {
                     tally(&mut result, Rejection::TensorAcrossNodes, per_degree);
                     continue;
                 }

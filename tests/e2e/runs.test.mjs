@@ -287,3 +287,45 @@ test('Mixtral in the planner: all and active parameters, and the experts\' all-t
   assert.deepEqual(errors, []);
   await close();
 });
+
+// Issue 38's number formats, as a reader sets them: each choice's bytes a
+// parameter from TransformerEngine's maintainers (#1261: the FP8 cast and,
+// on Hopper, its transpose, 2 bytes; the BF16 weights kept beside them) and
+// DeepSeek-V3's BF16 moments (4 bytes, not 8), on Llama 2 7B's quoted 6.74B.
+test('the planner\'s weights and moments formats change the memory bar by their bytes, and nothing else of the state', async () => {
+  const psi = 6.74e9;
+  const near = (value, expected, what) => assert.ok(Math.abs(value / expected - 1) < 1e-12, `${what}: ${value} against ${expected}`);
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=llama2-7b&gpu=h100-sxm&gpus=1`);
+  await ready(page);
+  const before = await readouts(page);
+  near(before['state-per-gpu'].value, 16 * psi, 'state before');
+  await page.locator('fieldset[data-param="precision"] label', { hasText: 'FP8 beside BF16' }).click();
+  await urlMatching(page, /precision=fp8(&|$)/);
+  const fp8 = await readouts(page);
+  near(fp8['state-per-gpu'].value, 18 * psi, 'state, FP8');
+  near(fp8.weights.value, 4 * psi, 'fp8.weights');
+  assert.match(await page.locator('[data-readout="weights"] .readout__label').first().textContent(), /FP8 casts/);
+  for (const id of ['gradients', 'master-weights', 'optimizer-state', 'activations', 'traffic-per-step']) {
+    assert.equal(fp8[id].value, before[id].value, `${id} stays`);
+  }
+  // The layers' multiplies run faster: the step shortens, and its words say by how much.
+  assert.ok(fp8['step-time'].value < before['step-time'].value);
+  assert.match(await page.locator('body').textContent(), /matrix multiplies in FP8 1\.40× as fast/);
+  await page.locator('fieldset[data-param="moments"] label', { hasText: 'BF16 moments' }).click();
+  await urlMatching(page, /moments=bf16/);
+  const moments = await readouts(page);
+  near(moments['optimizer-state'].value, 4 * psi, 'optimizer, BF16 moments');
+  near(moments['state-per-gpu'].value, 14 * psi, 'state, BF16 moments');
+  await page.locator('fieldset[data-param="precision"] label', { hasText: 'FP8 weights' }).click();
+  await urlMatching(page, /precision=fp8-primary/);
+  const primary = await readouts(page);
+  near(primary.weights.value, 2 * psi, 'primary.weights');
+  assert.equal(primary['step-time'].value, fp8['step-time'].value);
+  // An A100 has no FP8: the choice leaves with it.
+  await page.locator('select[data-param="gpu"]').selectOption('a100-80gb');
+  await urlMatching(page, /gpu=a100-80gb/);
+  assert.equal(await page.locator('fieldset[data-param="precision"]').count(), 0);
+  near((await readouts(page)).weights.value, 2 * psi, 'weights on an A100');
+  assert.deepEqual(errors, []);
+  await close();
+});

@@ -6,6 +6,7 @@ use super::formulas::equations;
 use super::words::{capitalised, caveat, in_billions, rate_note, timing, verdict};
 use super::*;
 use crate::model::planner::Group;
+use crate::model::precision::Moments;
 
 /// Everything the `planner` view draws.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +60,23 @@ pub struct PlannerData {
     pub summary: String,
 }
 
+/// The weights' part of the bar, named by what FP8 keeps when it runs.
+fn weights_label(plan: &Plan) -> String {
+    if plan.numerics.fp8() {
+        format!("Weights ({})", plan.state_bytes().weights_label())
+    } else {
+        "Weights".to_string()
+    }
+}
+
+/// Adam's part of the bar, with the moments' format when it is not FP32.
+fn optimizer_label(plan: &Plan) -> &'static str {
+    match plan.numerics.moments {
+        Moments::Fp32 => "Optimizer state (Adam)",
+        Moments::Bf16 => "Optimizer state (Adam, bf16 moments)",
+    }
+}
+
 /// Computes the figure from its parameters.
 pub fn data(params: &PlannerParams) -> PlannerData {
     let plan = params.plan();
@@ -67,7 +85,12 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let total = estimate.total;
     let memory = MemoryBarData::new(
         &[
-            ("weights", "weights", "Weights", state.weights),
+            (
+                "weights",
+                "weights",
+                &weights_label(&plan),
+                state.weights + state.fp8_copies,
+            ),
             ("gradients", "gradients", "Gradients", state.all_gradients()),
             (
                 "master",
@@ -78,7 +101,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             (
                 "optimizer",
                 "optimizer-state",
-                "Optimizer state (Adam)",
+                optimizer_label(&plan),
                 state.moments,
             ),
             (

@@ -53,7 +53,7 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
     let loaded = plan.loaded_stage();
     let mut all = vec![if plan.arch.experts > 1 {
         equations::state_split(
-            plan.bytes,
+            plan.state_bytes(),
             plan.stage,
             (dense_shards, expert_shards),
             (loaded.dense, loaded.experts),
@@ -61,7 +61,7 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
         )
     } else {
         equations::state(
-            plan.bytes,
+            plan.state_bytes(),
             plan.stage,
             if plan.context > 1 {
                 ("d·cp", "cp", dense_shards)

@@ -167,6 +167,7 @@ impl PlannerParams {
             capacity: gpu.memory,
             reserve: Bytes(self.reserve * 1e9),
             bytes: self.scenario.bytes_per_param,
+            numerics: self.scenario.numerics(),
             rate: self.scenario.rate(),
             step_mfu: self.scenario.step_mfu,
             flop: self.scenario.flop,
@@ -280,6 +281,8 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help("ZeRO stage over the data-parallel GPUs."),
+        shared::precision(),
+        shared::moments(),
         Param::<Self>::choice(
             "tp",
             "Tensor parallel",

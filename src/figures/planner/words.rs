@@ -4,6 +4,8 @@
 use super::*;
 use crate::model::comm::Link;
 use crate::model::planner::Group;
+use crate::model::precision::FP8_GAIN_SHARE;
+use crate::model::units::format_ratio;
 
 pub(super) fn describe(fix: Fix, plan: &Plan) -> String {
     match fix {
@@ -251,7 +253,16 @@ pub(super) fn micro_batch_cut(params: &PlannerParams, plan: &Plan) -> Option<Str
 /// The rate a time assumes: the scenario's, or with a published MFU given
 /// (`step-mfu`) the share of the peak while computing that gives it.
 pub(super) fn rate_note(params: &PlannerParams, estimate: &PlanEstimate) -> String {
-    match params.scenario.step_mfu {
+    let numerics = params.scenario.numerics();
+    let fp8 = if numerics.fp8() {
+        format!(
+            ", the layers' matrix multiplies in FP8 {} as fast (assumed: {FP8_GAIN_SHARE} of the way to the FP8 peak)",
+            format_ratio(numerics.matmul_gain(), 2)
+        )
+    } else {
+        String::new()
+    };
+    let rate = match params.scenario.step_mfu {
         Some(mfu) => format!(
             "at {} of {} while computing, for {} MFU over the step",
             Fraction(estimate.busy),
@@ -259,7 +270,8 @@ pub(super) fn rate_note(params: &PlannerParams, estimate: &PlanEstimate) -> Stri
             Fraction(mfu)
         ),
         None => shared::rate_note(&params.scenario),
-    }
+    };
+    rate + &fp8
 }
 
 /// `text` with its first letter a capital (every sentence here starts in ASCII).

@@ -25,6 +25,11 @@ fuzz_target!(|search: &str| {
     assert!(params.is_finite() && params > 0.0, "params {params}");
     let state = TrainingState::full(params, BytesPerParam::MIXED_PRECISION_ADAM).total();
     assert!(state.0.is_finite(), "state {:?}", state);
+    // Under the formats asked (`precision`, `moments`): FP8 only where the
+    // GPU has it, and never fewer bytes than FP8 weights and bf16 moments keep.
+    let bytes = scenario.state_bytes();
+    assert!(scenario.gpu.fp8.is_some() || bytes.fp8_copies == 0.0);
+    assert!((11.0..=22.0).contains(&bytes.total()), "{bytes:?}");
 
     let mut pairs = Vec::new();
     scenario.write(&mut pairs);
