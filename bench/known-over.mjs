@@ -54,10 +54,14 @@
 // Issue 38 allows 25 KB brotli in all for a 2026 run. Its number formats
 // (precision, moments: the model's precision.rs, the planner's two choices,
 // the FP8 words, the shared keys' help) and the NVLink domain with the
-// GB200 NVL72 preset spent 1,799: 333,282.
+// GB200 NVL72 preset spent 1,799: 333,282. DualPipe and DualPipeV (the
+// simulator of the reference program, dualpipe.rs; the schedules in pp,
+// bubble and the planner, their words, notes and chart curve), the source
+// check's fixes to FP8 (only the layers' matrices) and to the NVLink rule
+// (a group that straddles a domain's edge), 3,608 more: 336,890.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 333282 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 333282 },
+  { check: 'transfer brotli bytes, full page', measured: 336890 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 336890 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -13,14 +13,24 @@ use parallax::model::query::Query;
 /// Llama 2 7B as quoted (6.74B), on one GPU: every byte of its state is on it.
 const LLAMA_2_7B: f64 = 6.74e9;
 
+/// The share of Llama 2 7B's parameters in its layers' matrices, the part
+/// TransformerEngine's linear layers hold and FP8 casts (the embedding, the
+/// output layer and the norms stay BF16): 32 layers of 4h² attention and 3hf
+/// SwiGLU (h 4,096, f 11,008, its configuration) over its 6,738,415,616.
+fn matrix_share() -> f64 {
+    let (h, f) = (4096.0, 11008.0);
+    32.0 * (4.0 * h * h + 3.0 * h * f) / 6_738_415_616.0
+}
+
 fn planner(query: &str, id: &str) -> f64 {
     common::readout("planner", query, id)
 }
 
 /// 16 bytes a parameter (2 + 2 + 4 + 8, Rajbhandari et al. 2020); FP8
-/// beside BF16 adds the FP8 cast and, on Hopper, its transpose (2 bytes,
-/// TransformerEngine#1261), on Blackwell the cast alone (1, #1880); FP8
-/// primary weights drop the 2 BF16 bytes; BF16 moments halve Adam's 8.
+/// beside BF16 adds, for the layers' matrices (a share s), the FP8 cast and
+/// on Hopper its transpose (2 bytes, TransformerEngine#1261), on Blackwell
+/// the cast alone (1, #1880); FP8 primary weights drop those matrices' 2
+/// BF16 bytes; BF16 moments halve Adam's 8.
 #[test]
 fn the_state_a_parameter_under_each_format() {
     let state = |gpu: &str, formats: &str| {
@@ -29,14 +39,20 @@ fn the_state_a_parameter_under_each_format() {
             "state-per-gpu",
         ) / LLAMA_2_7B
     };
+    let share = matrix_share();
+    assert!((share - 0.961).abs() < 0.001, "{share}");
     let cases = [
         ("h100-sxm", "", 16.0),
         ("h100-sxm", "&moments=bf16", 12.0),
-        ("h100-sxm", "&precision=fp8", 18.0),
+        ("h100-sxm", "&precision=fp8", 16.0 + 2.0 * share),
         ("h100-sxm", "&precision=fp8-primary", 16.0),
-        ("b200", "&precision=fp8", 17.0),
-        ("b200", "&precision=fp8-primary", 15.0),
-        ("gb200-nvl72", "&precision=fp8-primary&moments=bf16", 11.0),
+        ("b200", "&precision=fp8", 16.0 + share),
+        ("b200", "&precision=fp8-primary", 16.0 - share),
+        (
+            "gb200-nvl72",
+            "&precision=fp8-primary&moments=bf16",
+            12.0 - share,
+        ),
     ];
     for (gpu, formats, bytes) in cases {
         assert!(
@@ -49,18 +65,20 @@ fn the_state_a_parameter_under_each_format() {
 
 /// ZeRO-3 gathers the weights twice a micro-batch and reduce-scatters the
 /// gradients: m(2w + g) bytes a parameter (Rajbhandari et al. 2020,
-/// section 7.2.2). FP8 primary weights gather w = 1 byte, not 2: 2·1 + 2
-/// against 2·2 + 2, two thirds of the traffic; FP8 beside BF16 gathers the
-/// BF16 weights and casts after, so it sends what BF16 sends.
+/// section 7.2.2). FP8 primary weights gather the layers' matrices (share
+/// s) at 1 byte, the rest at 2: w = 2 − s, so 2(2 − s) + 2 against 2·2 + 2;
+/// FP8 beside BF16 gathers the BF16 weights and casts after, so it sends
+/// what BF16 sends.
 #[test]
-fn fp8_primary_weights_gather_half_the_bytes() {
+fn fp8_primary_weights_gather_their_matrices_in_one_byte() {
     let sent = |precision: &str| {
         planner(
             &format!("?fig=planner&model=llama2-7b&gpu=h100-sxm&gpus=8&stage=3&batch=8&precision={precision}"),
             "traffic-per-step",
         )
     };
-    assert!((sent("fp8-primary") / sent("bf16") - 4.0 / 6.0).abs() < 1e-12);
+    let expected = (2.0 * (2.0 - matrix_share()) + 2.0) / 6.0;
+    assert!((sent("fp8-primary") / sent("bf16") - expected).abs() < 1e-12);
     assert_eq!(sent("fp8"), sent("bf16"));
 }
 
@@ -127,4 +145,20 @@ fn a_72_gpu_domain_keeps_every_group_on_nvlink() {
         slice_bytes < 70.6e9 / 8.0 * 1.01 && slice_bytes > 70.6e9 / 8.0 * 0.9,
         "{slice_bytes}"
     );
+}
+
+/// A group stays on NVLink only if no copy of it straddles a domain's edge.
+/// Megatron-LM's order lays the data-parallel groups of t 8 × d 8 out as
+/// blocks of 64 ranks: on 128 GPUs of NVL72 racks (72 each), ranks 64–127
+/// cross from the first rack to the second, so the data-parallel traffic
+/// goes over the network, though 64 GPUs is less than a rack.
+#[test]
+fn a_group_that_straddles_a_rack_goes_over_the_network() {
+    let query =
+        "?fig=planner&gpu=gb200-nvl72&model=llama3-70b&gpus=128&tp=8&pp=2&stage=1&batch=128";
+    assert!(planner(query, "network-traffic-per-step") > 0.0);
+    // The same layout on 64 GPUs (one replica a stage fewer: d 4) fits one rack.
+    let inside =
+        "?fig=planner&gpu=gb200-nvl72&model=llama3-70b&gpus=64&tp=8&pp=2&stage=1&batch=128";
+    assert_eq!(planner(inside, "network-traffic-per-step"), 0.0);
 }

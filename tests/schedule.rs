@@ -1,11 +1,13 @@
 //! The pipeline simulator against the closed forms, and its timelines
 //! against the dependencies every schedule must respect.
 
+mod common;
+
 use std::collections::HashMap;
 
 use parallax::model::activations::in_flight;
 use parallax::model::choice::Choice;
-use parallax::model::pipeline::{bubble, Schedule};
+use parallax::model::pipeline::{bubble, runnable_micro_batches, Schedule};
 use parallax::model::schedule::{simulate, Block, BlockKind, Timeline};
 
 #[test]
@@ -151,13 +153,135 @@ fn check_dependencies(timeline: &Timeline) {
     }
 }
 
+/// DualPipe's and DualPipeV's timelines: every micro-batch's forward,
+/// backward (whole, or its input gradient and later its weight gradient)
+/// on every stage, each after its inputs, none overlapping on a GPU. A
+/// block's stage is read from its GPU and chunk (`dualpipe.rs`): DualPipe's
+/// forward stream holds stage g on GPU g, the reverse p − 1 − g; DualPipeV's
+/// second chunk on GPU g is stage 2p − 1 − g.
+fn check_dual_dependencies(schedule: Schedule, timeline: &Timeline) {
+    let p = timeline.stages;
+    let dual = schedule == Schedule::DualPipe;
+    let (streams, stages, per_stream) = if dual {
+        (2, p, timeline.micro_batches / 2)
+    } else {
+        (1, 2 * p, timeline.micro_batches)
+    };
+    let place = |b: &Block| match (dual, b.chunk) {
+        (true, 0) => (0, b.stage),
+        (true, _) => (1, p - 1 - b.stage),
+        (false, 0) => (0, b.stage),
+        (false, _) => (0, 2 * p - 1 - b.stage),
+    };
+    let mut ends: HashMap<(u32, u32, bool, u32), u32> = HashMap::new();
+    let mut weights = 0;
+    for b in &timeline.blocks {
+        let (stream, stage) = place(b);
+        match b.kind {
+            BlockKind::Forward => assert!(ends
+                .insert((stream, stage, false, b.micro), b.end())
+                .is_none()),
+            BlockKind::Backward | BlockKind::InputGradient => {
+                assert!(ends
+                    .insert((stream, stage, true, b.micro), b.end())
+                    .is_none())
+            }
+            BlockKind::WeightGradient => weights += 1,
+        }
+    }
+    let splits = timeline
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::InputGradient)
+        .count();
+    assert_eq!(
+        weights, splits,
+        "a weight gradient for every split backward"
+    );
+    assert_eq!(
+        ends.len() as u32,
+        2 * streams * stages * per_stream,
+        "{schedule:?} p={p}"
+    );
+    for b in &timeline.blocks {
+        let (stream, stage) = place(b);
+        let needs = match b.kind {
+            BlockKind::Forward if stage == 0 => None,
+            BlockKind::Forward => Some((stream, stage - 1, false, b.micro)),
+            BlockKind::WeightGradient => Some((stream, stage, true, b.micro)),
+            _ if stage + 1 == stages => Some((stream, stage, false, b.micro)),
+            _ => Some((stream, stage + 1, true, b.micro)),
+        };
+        if let Some(input) = needs {
+            assert!(
+                ends[&input] <= b.start,
+                "{schedule:?} p={p}: {b:?} starts before {input:?} ends"
+            );
+        }
+    }
+    for gpu in 0..p {
+        let mut own: Vec<&Block> = timeline.blocks.iter().filter(|b| b.stage == gpu).collect();
+        own.sort_by_key(|b| b.start);
+        assert!(
+            own.windows(2).all(|w| w[0].end() <= w[1].start),
+            "overlap on GPU {gpu}"
+        );
+    }
+}
+
 #[test]
 fn no_block_runs_before_its_inputs() {
     for &schedule in Schedule::ALL {
         for p in [1, 2, 3, 4, 8] {
             for m in [1, 2, 3, 5, 8, 13, 64] {
-                check_dependencies(&simulate(schedule, p, m, 2));
+                let timeline = simulate(schedule, p, m, 2);
+                if matches!(schedule, Schedule::DualPipe | Schedule::DualPipeV) {
+                    check_dual_dependencies(schedule, &timeline);
+                } else {
+                    check_dependencies(&timeline);
+                }
             }
+        }
+    }
+}
+
+/// The deepseek-ai/DualPipe README's comparison: DualPipe idles
+/// (PP/2 − 1)(F&B + B − 3W) a GPU and holds PP + 1 micro-batches'
+/// activations, against 1F1B's (PP − 1)(F + B) and PP. With F one unit, B
+/// two, W one and F&B three (the pair overlaps communication, not
+/// arithmetic), that is p − 2 units; DualPipeV on p GPUs runs PP = 2p
+/// half-stages (every unit halved): p − 1 units idle and 2p + 1 half-stages,
+/// p + ½ of a GPU's layers, in flight. The simulator runs the reference
+/// implementation's program and must land on both, at every p and m.
+#[test]
+fn dualpipe_idles_and_holds_as_its_readme_states() {
+    for p in [2, 4, 6, 8] {
+        for m in [2 * p, 2 * p + 2, 20, 64] {
+            let dual = simulate(Schedule::DualPipe, p, m, 1);
+            let half_pp = f64::from(p) / 2.0;
+            let idle = (half_pp - 1.0) * (3.0 + 2.0 - 3.0);
+            assert_eq!(
+                f64::from(dual.makespan),
+                3.0 * f64::from(m) + idle,
+                "p={p} m={m}"
+            );
+            assert_eq!(dual.peak_in_flight, f64::from(p) + 1.0);
+            assert_eq!(in_flight(Schedule::DualPipe, p, m, 1), f64::from(p) + 1.0);
+        }
+    }
+    for p in [1, 2, 3, 4, 8] {
+        for m in [2 * p, 2 * p + 1, 20, 64] {
+            let v = simulate(Schedule::DualPipeV, p, m, 1);
+            // Units of a GPU's whole share: half-stage ticks over 2.
+            let pp = f64::from(2 * p);
+            let idle = (pp / 2.0 - 1.0) * (1.5 + 1.0 - 1.5);
+            assert_eq!(
+                f64::from(v.makespan) / 2.0,
+                3.0 * f64::from(m) + idle,
+                "p={p} m={m}"
+            );
+            assert_eq!(v.peak_in_flight, (pp + 1.0) / 2.0);
+            assert_eq!(in_flight(Schedule::DualPipeV, p, m, 1), (pp + 1.0) / 2.0);
         }
     }
 }
@@ -190,13 +314,10 @@ fn fewest_micro_batches_is_the_simulators() {
     for &schedule in Schedule::ALL {
         for p in 1..=8 {
             for chunks in [1, 2, 4] {
-                let step = if schedule == Schedule::Interleaved {
-                    p
-                } else {
-                    1
-                };
+                // Every count the schedule runs, in order (DualPipe's at
+                // least 2p of them, and even).
                 let first = (1..=512)
-                    .map(|k| k * step)
+                    .map(|m| runnable_micro_batches(schedule, p, m))
                     .find(|&m| simulate(schedule, p, m, chunks).bubble() < 0.1);
                 assert_eq!(
                     fewest_micro_batches_below(schedule, p, chunks, 0.1),
@@ -235,4 +356,34 @@ fn gpipe_and_one_f_one_b_have_equal_bubbles_for_any_block_lengths() {
             }
         }
     }
+}
+
+/// In the planner, DualPipe's GPU keeps a stage of each direction: Llama 3
+/// 70B's 80 layers on 8 stages of 10, its first GPU holds stage 0 (with the
+/// embedding) and stage 7 (with the output layer), twice the training state
+/// of 1F1B's fullest GPU, as the README's "Parameter 2×" says; DualPipeV
+/// keeps one copy. Its bubble is the README's (p − 2)/(3m + p − 2) at the
+/// planner's m = 1,024 / (8 replicas × 1) = 128 micro-batches. An odd
+/// number of stages cannot pair up: the layout does not run.
+#[test]
+fn dualpipe_in_the_planner() {
+    let state = |schedule: &str, id: &str| {
+        common::readout(
+            "planner",
+            &format!("?fig=planner&model=llama3-70b&gpu=h100-sxm&gpus=512&tp=8&pp=8&stage=1&schedule={schedule}"),
+            id,
+        )
+    };
+    let ratio = state("dualpipe", "state-per-gpu") / state("1f1b", "state-per-gpu");
+    assert!((ratio - 2.0).abs() < 1e-3, "{ratio}");
+    assert_eq!(
+        state("dualpipev", "state-per-gpu"),
+        state("1f1b", "state-per-gpu")
+    );
+    let (p, m) = (8.0, 128.0);
+    assert!((state("dualpipe", "bubble") - (p - 2.0) / (3.0 * m + p - 2.0)).abs() < 1e-12);
+    assert!((state("dualpipev", "bubble") - (p - 1.0) / (3.0 * m + p - 1.0)).abs() < 1e-12);
+    let odd =
+        "?fig=planner&model=llama3-70b&gpu=h100-sxm&gpus=504&tp=8&pp=7&stage=1&schedule=dualpipe";
+    assert_eq!(common::readout("planner", odd, "fits"), 0.0);
 }

@@ -10,7 +10,7 @@ use super::figure::{About, Figure, Params, Part};
 use super::param::Param;
 use super::timeline::{pipeline_params, timeline, HasPipeline, Pipeline, Timeline, TimelineData};
 use crate::model::choice::Choice;
-use crate::model::pipeline::{bubble, runnable_micro_batches, Schedule};
+use crate::model::pipeline::{bubble, runnable_micro_batches, runnable_stages, Schedule};
 use crate::model::schedule::fewest_micro_batches_below;
 use crate::model::units::{counted, Fraction};
 use crate::widgets::{
@@ -58,11 +58,16 @@ impl HasPipeline for BubbleParams {
     }
 }
 
-/// The chart's curves: GPipe and 1F1B share one, since their bubbles are equal.
-const CURVES: [(&str, &[Schedule]); 3] = [
+/// The chart's curves: GPipe and 1F1B share one, since their bubbles are
+/// equal, and ZB-H1 and DualPipeV another (equal wherever DualPipeV runs, m ≥ 2p).
+const CURVES: [(&str, &[Schedule]); 4] = [
     ("GPipe and 1F1B", &[Schedule::GPipe, Schedule::OneFOneB]),
     ("Interleaved 1F1B", &[Schedule::Interleaved]),
-    ("Zero bubble (ZB-H1)", &[Schedule::ZeroBubbleH1]),
+    (
+        "ZB-H1 and DualPipeV",
+        &[Schedule::ZeroBubbleH1, Schedule::DualPipeV],
+    ),
+    ("DualPipe", &[Schedule::DualPipe]),
 ];
 
 /// The bubble against m, to 256, for every schedule at `p` stages, the
@@ -113,7 +118,7 @@ pub struct BubbleData {
 /// Computes the figure from its parameters.
 pub fn data(params: &BubbleParams) -> BubbleData {
     let pipeline = &params.pipeline;
-    let p = pipeline.stages.max(1);
+    let p = runnable_stages(pipeline.schedule, pipeline.stages);
     let timeline = timeline(pipeline);
     let value = timeline.bubble;
     let needed = fewest_micro_batches_below(pipeline.schedule, p, pipeline.chunks, TARGET);
@@ -300,7 +305,11 @@ mod tests {
             area.present().unwrap();
         }
         assert!(svg.contains("Bubble against micro-batches at 4 stages"));
-        assert!(svg.contains("GPipe and 1F1B") && svg.contains("Zero bubble (ZB-H1)"));
+        assert!(
+            svg.contains("GPipe and 1F1B")
+                && svg.contains("ZB-H1 and DualPipeV")
+                && svg.contains("DualPipe")
+        );
         assert!(svg.matches("<circle").count() >= 2);
     }
 

@@ -171,10 +171,17 @@ fn bubble_fraction(schedule: Schedule, p: u32, m: u32, v: u32, values: bool) -> 
                 num(1),
             ],
         ),
-        Schedule::ZeroBubbleH1 => (
+        Schedule::ZeroBubbleH1 | Schedule::DualPipeV => (
             idle.clone(),
             [vec![num(3), m_, Piece::Op("+")], idle].concat(),
         ),
+        Schedule::DualPipe => {
+            let idle = less(p_, num(2));
+            (
+                idle.clone(),
+                [vec![num(3), m_, Piece::Op("+")], idle].concat(),
+            )
+        }
     };
     Piece::Frac(top, bottom)
 }

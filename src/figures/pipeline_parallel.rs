@@ -17,7 +17,8 @@ use crate::model::activations::hidden_state;
 use crate::model::choice::Choice;
 use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::pipeline::{
-    bubble, gpipe_enough_micro_batches, layers_per_stage, runnable_micro_batches, Schedule,
+    bubble, gpipe_enough_micro_batches, layers_per_stage, parameter_copies, runnable_micro_batches,
+    runnable_stages, Schedule,
 };
 use crate::model::scenario::Scenario;
 use crate::model::units::{counted, group_thousands, Bytes, Fraction};
@@ -78,7 +79,8 @@ pub struct PpData {
 pub fn data(params: &PpParams) -> PpData {
     let pipeline = &params.pipeline;
     let arch = pipeline.scenario.arch();
-    let p = pipeline.stages.max(1);
+    // DualPipe runs an even number of stages: the drawn timeline's, with a note.
+    let p = runnable_stages(pipeline.schedule, pipeline.stages);
     let timeline = timeline(pipeline);
     let simulated = &timeline.simulated;
     let m = simulated.micro_batches;
@@ -87,6 +89,7 @@ pub fn data(params: &PpParams) -> PpData {
     let total = f64::from(simulated.makespan) / per_unit;
     let bubble = simulated.bubble();
     let scenario = &pipeline.scenario;
+    // DualPipe's GPU keeps a stage of each direction: two copies.
     let state = TrainingState::per_gpu(
         scenario.params(),
         scenario.state_bytes(),
@@ -95,7 +98,8 @@ pub fn data(params: &PpParams) -> PpData {
         1,
         p,
     )
-    .total();
+    .total()
+        * f64::from(parameter_copies(pipeline.schedule));
     // One stage has no boundary to pass activations across.
     let boundary = if p == 1 {
         Bytes(0.0)

@@ -148,6 +148,8 @@ fn how(schedule: Schedule) -> &'static str {
         Schedule::OneFOneB => "After p warm-up forwards, one forward and one backward in turn: the same bubble as GPipe, with at most p micro-batches' activations held.",
         Schedule::Interleaved => "Each GPU holds v thinner chunks of layers: the fill and drain shrink v times, for v times the messages between stages and a little more memory on the first.",
         Schedule::ZeroBubbleH1 => "The backward split in two: B, the input gradient the previous stage waits for, and W, the weight gradient, which fills the idle ticks. 1F1B's memory.",
+        Schedule::DualPipe => "Micro-batches enter from both ends, each GPU holding a stage of each direction, so it keeps two copies of the parameters; a forward of one direction runs beside a backward of the other, hiding their messages, and split backwards fill the ends. Numbers of the reverse direction are marked ′.",
+        Schedule::DualPipeV => "DualPipe folded onto half the GPUs: each holds two half-stages, the micro-batch going down the GPUs and back up, one copy of the parameters. ZB-H1's bubble, with the messages hidden as DualPipe hides them.",
     }
 }
 
@@ -204,6 +206,12 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
     let p = pipeline.stages.max(1);
     let simulated = simulate(pipeline.schedule, p, pipeline.micro, pipeline.chunks);
     let (m, v) = (simulated.micro_batches, simulated.chunks);
+    let dual = pipeline.schedule == Schedule::DualPipe;
+    // DualPipe's reverse direction is numbered from 1 too, marked ′.
+    let number = |block: &crate::model::schedule::Block| {
+        let mark = if dual && block.chunk == 1 { "′" } else { "" };
+        format!("{}{mark}", block.micro + 1)
+    };
     let makespan = f64::from(simulated.makespan.max(1));
     let blocks: Vec<TimelineBlock> = simulated
         .blocks
@@ -220,17 +228,27 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
                 },
                 x_percent: f64::from(block.start) / makespan * 100.0,
                 width_percent,
-                label: (width_percent >= LABEL_MIN_PERCENT).then(|| (block.micro + 1).to_string()),
-                narrow: narrow_on_a_phone(width_percent, &(block.micro + 1).to_string()),
+                label: (width_percent >= LABEL_MIN_PERCENT).then(|| number(block)),
+                narrow: narrow_on_a_phone(width_percent, &number(block)),
             }
         })
         .collect();
-    // With v chunks GPU s holds virtual stages s, s + p, ...: not one run of layers.
+    // With v chunks GPU s holds virtual stages s, s + p, ...: not one run of
+    // layers; under DualPipe stages s and p − 1 − s, under DualPipeV s and 2p − 1 − s.
+    let p = simulated.stages;
     let virtual_stages = stage_layers(arch.layers, p * v);
+    let held = |stage: u32| -> Vec<u32> {
+        match pipeline.schedule {
+            Schedule::DualPipe => vec![stage, p - 1 - stage],
+            Schedule::DualPipeV => vec![stage, 2 * p - 1 - stage],
+            _ => (0..v).map(|chunk| chunk * p + stage).collect(),
+        }
+    };
     let rows = (0..p)
         .map(|stage| {
-            let layers: Vec<String> = (0..v)
-                .filter_map(|chunk| virtual_stages.get((chunk * p + stage) as usize))
+            let layers: Vec<String> = held(stage)
+                .into_iter()
+                .filter_map(|index| virtual_stages.get(index as usize))
                 .map(|range| format!("L{}–{}", range.start, range.end.saturating_sub(1)))
                 .collect();
             StageRow {
@@ -240,13 +258,17 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
         })
         .collect();
     let mut legend = vec![("forward", "forward, numbered by micro-batch")];
-    if pipeline.schedule == Schedule::ZeroBubbleH1 {
+    if pipeline.schedule != Schedule::ZeroBubbleH1 {
+        legend.push(("backward", "backward, twice as long"));
+    }
+    if matches!(
+        pipeline.schedule,
+        Schedule::ZeroBubbleH1 | Schedule::DualPipe | Schedule::DualPipeV
+    ) {
         legend.extend([
             ("input-grad", "backward: input gradient"),
             ("weight-grad", "backward: weight gradient"),
         ]);
-    } else {
-        legend.push(("backward", "backward, twice as long"));
     }
     legend.push(("idle", "idle: the bubble"));
     let total = makespan / f64::from(simulated.ticks_per_unit);
@@ -257,13 +279,7 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
         blocks,
         legend,
         axis_caption: format!("Time runs right: {} units, a forward through a whole stage being one", units_text(total)),
-        note: (m != pipeline.micro).then(|| {
-            format!(
-                "The interleaved schedule sends micro-batches through in groups of {p}, so {} {} rounded up to {m}.",
-                counted(f64::from(pipeline.micro), "micro-batch", "micro-batches"),
-                if pipeline.micro == 1 { "is" } else { "are" }
-            )
-        }),
+        note: rounded_note(pipeline, p, m),
         bubble: simulated.bubble(),
         basis: format!(
             "Compared at p = {p} stages and m = {}{}, a forward F taking one unit and a backward B two in \
@@ -272,8 +288,38 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
             counted(f64::from(pipeline.micro), "micro-batch", "micro-batches"),
             if v > 1 { format!(", v = {v} chunks") } else { String::new() },
         ),
-        cards: cards(pipeline.schedule, p, pipeline.micro, pipeline.chunks),
+        cards: cards(pipeline.schedule, pipeline.stages.max(1), pipeline.micro, pipeline.chunks),
         simulated,
+    }
+}
+
+/// What the schedule changed of the stages or micro-batches asked, if anything.
+fn rounded_note(pipeline: &Pipeline, p: u32, m: u32) -> Option<String> {
+    let asked = counted(f64::from(pipeline.micro), "micro-batch", "micro-batches");
+    let verb = if pipeline.micro == 1 { "is" } else { "are" };
+    let stages = (p != pipeline.stages.max(1)).then(|| {
+        format!(
+            "DualPipe pairs each GPU with its mirror from the other end, so {} run as {p}. ",
+            pipeline.stages
+        )
+    });
+    let micro = (m != pipeline.micro).then(|| match pipeline.schedule {
+        Schedule::Interleaved => format!(
+            "The interleaved schedule sends micro-batches through in groups of {p}, so {asked} {verb} rounded up to {m}."
+        ),
+        _ => format!(
+            "{} needs at least two micro-batches a GPU{}, so {asked} {verb} rounded up to {m}.",
+            pipeline.schedule.label(),
+            if pipeline.schedule == Schedule::DualPipe { ", half from each end" } else { "" }
+        ),
+    });
+    match (stages, micro) {
+        (None, None) => None,
+        (stages, micro) => Some(format!(
+            "{}{}",
+            stages.unwrap_or_default(),
+            micro.unwrap_or_default()
+        )),
     }
 }
 

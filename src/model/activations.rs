@@ -23,7 +23,7 @@
 //! the rank's 1/t slice of the sequence (Megatron-LM keeps it sharded).
 
 use super::choice::Choice;
-use super::pipeline::{stage_layers, Schedule};
+use super::pipeline::{runnable_stages, stage_layers, Schedule};
 use super::presets::{Architecture, Mlp};
 use super::units::Bytes;
 
@@ -248,16 +248,23 @@ pub fn in_flight(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
 /// `forward_backward_pipelining_with_interleaving`; for i = 0 Korthikanti et
 /// al. 2022, section 4.2.3's p(1 + (p − 1)/(pv))); never more than the m
 /// there are: with m = p Megatron-LM runs every forward first
-/// (`all_warmup_microbatches`); one when there is no pipeline.
+/// (`all_warmup_microbatches`); one when there is no pipeline; DualPipe's
+/// and DualPipeV's below.
 pub fn in_flight_at(schedule: Schedule, p: u32, m: u32, chunks: u32, stage: u32) -> f64 {
-    let (p, m, i) = (f64::from(p.max(1)), f64::from(m.max(1)), f64::from(stage));
-    if p <= 1.0 {
+    let p = runnable_stages(schedule, p);
+    let (p, m, i) = (f64::from(p), f64::from(m.max(1)), f64::from(stage));
+    if p <= 1.0 && schedule != Schedule::DualPipeV {
         return 1.0;
     }
     match schedule {
         Schedule::GPipe => m,
         Schedule::OneFOneB | Schedule::ZeroBubbleH1 => m.min(p - i),
         Schedule::Interleaved => m.min(p + (p - 1.0 - 2.0 * i) / f64::from(chunks.max(1))),
+        // The deepseek-ai/DualPipe README's "Activation PP + 1", on every
+        // GPU: p + 1 stages' micro-batches for DualPipe; for DualPipeV, 2p + 1
+        // half-stages, p + ½ of a GPU's layers (the simulator's peak, both).
+        Schedule::DualPipe => m.min(p + 1.0),
+        Schedule::DualPipeV => m.min(p + 0.5),
     }
 }
 

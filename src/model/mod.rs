@@ -10,6 +10,7 @@ pub mod choice;
 pub mod comm;
 pub mod compute;
 pub mod data_parallel;
+pub mod dualpipe;
 pub mod memory;
 pub mod number;
 pub mod pipeline;

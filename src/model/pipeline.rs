@@ -20,6 +20,12 @@ pub enum Schedule {
     /// Zero-bubble ZB-H1: backward split into input- and weight-gradient
     /// blocks, weight gradients fill the drain (Qi et al. 2023, section 3).
     ZeroBubbleH1,
+    /// DualPipe: micro-batches fed from both ends, each GPU holding a stage
+    /// of each direction (DeepSeek-AI 2024, section 3.2.1; `dualpipe.rs`).
+    DualPipe,
+    /// DualPipeV: DualPipe folded onto half the GPUs, each holding two
+    /// half-stages of one pipeline, down and back (deepseek-ai/DualPipe).
+    DualPipeV,
 }
 
 impl Choice for Schedule {
@@ -28,6 +34,8 @@ impl Choice for Schedule {
         Schedule::OneFOneB,
         Schedule::Interleaved,
         Schedule::ZeroBubbleH1,
+        Schedule::DualPipe,
+        Schedule::DualPipeV,
     ];
 
     fn id(self) -> &'static str {
@@ -36,6 +44,8 @@ impl Choice for Schedule {
             Schedule::OneFOneB => "1f1b",
             Schedule::Interleaved => "interleaved",
             Schedule::ZeroBubbleH1 => "zb-h1",
+            Schedule::DualPipe => "dualpipe",
+            Schedule::DualPipeV => "dualpipev",
         }
     }
 
@@ -45,6 +55,8 @@ impl Choice for Schedule {
             Schedule::OneFOneB => "1F1B",
             Schedule::Interleaved => "Interleaved 1F1B",
             Schedule::ZeroBubbleH1 => "Zero bubble (ZB-H1)",
+            Schedule::DualPipe => "DualPipe",
+            Schedule::DualPipeV => "DualPipeV",
         }
     }
 }
@@ -66,12 +78,25 @@ impl Choice for Schedule {
 ///   the step takes 2(p + m) − 1 units of which each stage works 3m, a bubble
 ///   of (2p − m − 1)/(2p + 2m − 1) (derived for this order, and the
 ///   simulator's, tests/schedule.rs).
+/// - DualPipe and DualPipeV: the deepseek-ai/DualPipe README's idle time,
+///   (PP/2 − 1)(F&B + B − 3W), for 3m units of work a GPU. With F one unit,
+///   B two, W one and an overlapped pair F&B three (the overlap hides
+///   communication, not arithmetic): DualPipe on p GPUs (PP = p) idles
+///   p − 2 units, (p − 2)/(3m + p − 2); DualPipeV on p GPUs runs PP = 2p
+///   half-stages, its units halved, and idles p − 1: (p − 1)/(3m + p − 1),
+///   ZB-H1's bubble with 1F1B's order of sends overlapped. The simulator,
+///   running the reference implementation's program, gives both exactly.
 pub fn bubble(schedule: Schedule, p: u32, m: u32, chunks: u32) -> f64 {
-    let p = p.max(1);
+    let p = runnable_stages(schedule, p);
     let idle = f64::from(p - 1);
     let m = runnable_micro_batches(schedule, p, m);
     let mf = f64::from(m);
     let work = match schedule {
+        Schedule::DualPipe => {
+            let idle = f64::from(p - 2);
+            return idle / (3.0 * mf + idle);
+        }
+        Schedule::DualPipeV => 3.0 * mf,
         Schedule::GPipe | Schedule::OneFOneB => mf,
         Schedule::Interleaved => mf * f64::from(chunks.max(1)),
         Schedule::ZeroBubbleH1 if m < p => {
@@ -95,13 +120,58 @@ pub fn gpipe_enough_micro_batches(p: u32) -> u32 {
 /// The micro-batch count a schedule runs for `m` requested: the interleaved
 /// schedule streams micro-batches p at a time through the chunks, so it
 /// needs a multiple of p (Narayanan et al. 2021, section 2.2.2; Megatron-LM
-/// asserts it) and rounds up to one.
+/// asserts it) and rounds up to one. DualPipe needs at least two a rank,
+/// and an even count, half from each end (`DualPipe.step` asserts
+/// `num_chunks >= num_ranks * 2`); DualPipeV runs DualPipe's program on
+/// twice the ranks with twice the chunks, so at least 2p.
 pub fn runnable_micro_batches(schedule: Schedule, p: u32, m: u32) -> u32 {
-    let (p, m) = (p.max(1), m.max(1));
-    if schedule == Schedule::Interleaved {
-        m.div_ceil(p).saturating_mul(p)
+    let (p, m) = (runnable_stages(schedule, p), m.max(1));
+    match schedule {
+        Schedule::Interleaved | Schedule::DualPipe => {
+            let step = micro_batch_step(schedule, p);
+            m.max(if schedule == Schedule::DualPipe {
+                2 * p
+            } else {
+                1
+            })
+            .div_ceil(step)
+            .saturating_mul(step)
+        }
+        Schedule::DualPipeV => m.max(2 * p),
+        _ => m,
+    }
+}
+
+/// The step between micro-batch counts a schedule runs: p for the
+/// interleaved schedule, 2 for DualPipe (half from each end), else 1.
+pub fn micro_batch_step(schedule: Schedule, p: u32) -> u32 {
+    match schedule {
+        Schedule::Interleaved => p.max(1),
+        Schedule::DualPipe => 2,
+        _ => 1,
+    }
+}
+
+/// The pipeline GPUs a schedule runs for `p` asked: DualPipe pairs rank r
+/// with rank p − 1 − r, so it needs an even count (at least 2) and rounds
+/// up to one; the others run any.
+pub fn runnable_stages(schedule: Schedule, p: u32) -> u32 {
+    let p = p.max(1);
+    if schedule == Schedule::DualPipe {
+        p.next_multiple_of(2)
     } else {
-        m
+        p
+    }
+}
+
+/// Copies of its parameters each pipeline GPU keeps: DualPipe's GPU holds a
+/// stage of each direction, two in all (the deepseek-ai/DualPipe README's
+/// "Parameter 2×"); every other schedule one.
+pub fn parameter_copies(schedule: Schedule) -> u32 {
+    if schedule == Schedule::DualPipe {
+        2
+    } else {
+        1
     }
 }
 

@@ -32,7 +32,9 @@ use super::compute::{
     flop_per_token, fp8_flop_per_token, recompute_flop_per_token, slowest_stage, FlopCount, Rate,
 };
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
-use super::pipeline::{bubble, layers_per_stage, runnable_micro_batches, stage_layers, Schedule};
+use super::pipeline::{
+    bubble, layers_per_stage, parameter_copies, runnable_micro_batches, stage_layers, Schedule,
+};
 use super::precision::Numerics;
 use super::presets::Architecture;
 use super::tensor::sent_per_gpu_per_layer;
@@ -85,6 +87,8 @@ pub enum LayoutProblem {
     ShortOfGpus(u32),
     /// The experts' degree does not divide the data-parallel degree.
     ExpertsDoNotDivide { ep: u32, data: u32 },
+    /// DualPipe pairs each stage with its mirror: it needs an even p.
+    DualPipeOddStages(u32),
 }
 
 /// Where a step's time goes, in seconds: each term from the estimator,
@@ -208,11 +212,18 @@ pub struct GroupTraffic {
 /// The link a group of `size` ranks, `stride` apart, runs over (ranks in
 /// Megatron-LM's default order, tensor fastest, then context, experts
 /// within data, data, pipeline: `megatron/core/parallel_state.py`,
-/// `order="tp-cp-ep-dp-pp"`): NVLink when the group lies within one NVLink
-/// domain (the node on HGX boards; the rack of 72 on GB200 NVL72, where
-/// NVLink switches join every GPU), the network otherwise.
-pub fn link_of(links: &Links, stride: u32, size: u32) -> Link {
-    if size <= 1 || stride.saturating_mul(size) <= links.domain.max(1) {
+/// `order="tp-cp-ep-dp-pp"`): NVLink when every such group lies within one
+/// NVLink domain (the node on HGX boards; the rack of 72 on GB200 NVL72,
+/// where NVLink switches join every GPU), the network otherwise. A group
+/// spans a block of stride × size consecutive ranks, and the blocks tile
+/// the job's `ranks` from 0, so all of them lie within domains when the
+/// block divides the domain, or when the whole job fits in one; otherwise
+/// the block around the first domain's edge crosses it. On an NVL72, a
+/// block of 8 × 9 = 72 stays inside, one of 16 does not (ranks 64–79 cross
+/// from one rack to the next) once the job has more than 72 GPUs.
+pub fn link_of(links: &Links, ranks: u32, (stride, size): (u32, u32)) -> Link {
+    let (span, domain) = (stride.saturating_mul(size), links.domain.max(1));
+    if size <= 1 || domain.is_multiple_of(span.max(1)) || ranks <= domain {
         Link::NvLink
     } else {
         Link::Network
@@ -230,6 +241,18 @@ pub struct StageShare {
 impl StageShare {
     pub fn total(&self) -> f64 {
         self.dense + self.experts
+    }
+}
+
+impl std::ops::Add for StageShare {
+    type Output = Self;
+
+    /// Two stages one GPU holds (DualPipe's stage of each direction).
+    fn add(self, other: Self) -> Self {
+        Self {
+            dense: self.dense + other.dense,
+            experts: self.experts + other.experts,
+        }
     }
 }
 
@@ -329,6 +352,9 @@ impl Plan {
         if group > self.gpus {
             return Some(LayoutProblem::ShortOfGpus(group - self.gpus));
         }
+        if self.schedule == Schedule::DualPipe && !self.pipeline.max(1).is_multiple_of(2) {
+            return Some(LayoutProblem::DualPipeOddStages(self.pipeline.max(1)));
+        }
         let (ep, data) = (self.experts.max(1), self.data_parallel());
         (!data.is_multiple_of(ep)).then_some(LayoutProblem::ExpertsDoNotDivide { ep, data })
     }
@@ -358,15 +384,23 @@ impl Plan {
         stage_layers(self.arch.layers, self.pipeline)
     }
 
-    /// Parameters on one GPU of pipeline stage `stage`, of `ranges`.
+    /// Parameters on one GPU of pipeline stage `stage`, of `ranges`; under
+    /// DualPipe, with the stage of the other direction it also holds, p − 1 − stage.
     pub fn stage_share(&self, ranges: &[std::ops::Range<u32>], stage: u32) -> StageShare {
-        stage_share(
-            self.params,
-            &self.arch,
-            (self.tensor, self.experts),
-            ranges,
-            stage,
-        )
+        let share = |stage| {
+            stage_share(
+                self.params,
+                &self.arch,
+                (self.tensor, self.experts),
+                ranges,
+                stage,
+            )
+        };
+        let mirror = (ranges.len() as u32).saturating_sub(1 + stage);
+        match parameter_copies(self.schedule) {
+            2 => share(stage) + share(mirror),
+            _ => share(stage),
+        }
     }
 
     /// Parameters on one GPU of the stage that holds the most.
@@ -529,12 +563,29 @@ impl Plan {
         let gpus = f64::from(self.gpus_used());
         let stretch = 1.0 / (1.0 - bubble).max(f64::MIN_POSITIVE);
         let links = &self.links;
+        let ranks = self.gpus_used();
         let groups = [
-            (Group::Tensor, tensor_traffic, link_of(links, 1, t)),
-            (Group::Context, context_traffic, link_of(links, t, cp)),
-            (Group::Experts, all_to_all, link_of(links, t * cp, ep)),
-            (Group::Pipeline, boundary, link_of(links, t * cp * d, p)),
-            (Group::Data, data_traffic, link_of(links, t * cp, d)),
+            (Group::Tensor, tensor_traffic, link_of(links, ranks, (1, t))),
+            (
+                Group::Context,
+                context_traffic,
+                link_of(links, ranks, (t, cp)),
+            ),
+            (
+                Group::Experts,
+                all_to_all,
+                link_of(links, ranks, (t * cp, ep)),
+            ),
+            (
+                Group::Pipeline,
+                boundary,
+                link_of(links, ranks, (t * cp * d, p)),
+            ),
+            (
+                Group::Data,
+                data_traffic,
+                link_of(links, ranks, (t * cp, d)),
+            ),
         ]
         .map(|(group, sent, link)| GroupTraffic { group, sent, link });
         let on = |link: Link| {

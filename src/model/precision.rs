@@ -8,15 +8,22 @@
 //!   (NVIDIA/TransformerEngine#1429, #1261). On Hopper an FP8 matrix
 //!   multiply takes its operands in one layout only ("TN"), so the
 //!   backward pass needs a transposed copy too, also kept: 2 bytes a
-//!   parameter (#1261); Blackwell multiplies either layout, 1 byte (#1880).
+//!   parameter (#1261); Blackwell multiplies either layout, 1 byte with
+//!   per-tensor scaling (#1880; Megatron-LM's default `--fp8-recipe
+//!   delayed`; TransformerEngine's MXFP8 recipe keeps both layouts, 2).
+//!   Only the layers' matrices take FP8: the embedding, the output layer
+//!   and the norms keep their BF16 bytes.
 //! - FP8 primary weights (`fp8-primary`, TransformerEngine's
 //!   `fp8_model_init`, Megatron-LM's `--fp8-param-gather`): the FP8 copy is
 //!   the only one the passes keep, cast from the FP32 master weights, and
 //!   ZeRO's gathers move 1 byte a parameter, not 2.
 //! - BF16 moments (`moments=bf16`): Adam's two moments in 2 bytes each, not
-//!   4, as DeepSeek-V3 trained (DeepSeek-AI 2024, section 3.3.3) and
+//!   4, as DeepSeek-V3 kept them (DeepSeek-AI 2024, section 3.3.3, its
+//!   master weights and gradients FP32: `bytes=18` becomes 14) and
 //!   Megatron-LM's precision-aware optimizer offers (`--exp-avg-dtype`,
-//!   `--exp-avg-sq-dtype`): 16 bytes a parameter become 12.
+//!   `--exp-avg-sq-dtype`): 16 bytes a parameter become 12. (That
+//!   optimizer can also keep the master weights as 2-byte remainders of
+//!   the BF16 weights, `store_param_remainders`, not modelled here.)
 //!
 //! Time: the FP8 share of the arithmetic, the layers' matrix multiplies
 //! (attention's scores, the output layer and the norms stay in BF16, as
@@ -98,8 +105,9 @@ pub struct Fp8 {
 /// The share of the way from the BF16 peak to the FP8 peak that FP8 matrix
 /// multiplies go in a training run: 0.4, so on a GPU whose FP8 peak is
 /// twice its BF16 one they run 1.4 times as fast, not 2. An assumption,
-/// stated: the casts, the scaling factors' upkeep and the smaller
-/// multiplies take the rest. NVIDIA reports FP8 training 30–40% faster end
+/// fitted to a whole run's speed-up, not a multiply's: NVIDIA expects a
+/// large multiply close to 2 times, and the casts, the scaling factors'
+/// upkeep and the smaller multiplies take the rest. NVIDIA reports FP8 training 30–40% faster end
 /// to end than BF16 on H100 for models above 1B parameters (TransformerEngine#131);
 /// a dense model's layers are most of its arithmetic, and this share puts
 /// Llama 2 7B's step on 8 H100s inside that range
@@ -116,6 +124,10 @@ pub struct Numerics {
     pub fp8: Option<Fp8>,
     /// The GPU's dense BF16 peak, which the FP8 peak is measured against.
     pub bf16_peak: FlopPerSecond,
+    /// The share of the parameters in the layers' matrices, which
+    /// TransformerEngine's linear layers hold and FP8 casts; the embedding,
+    /// the output layer (Megatron-LM's own linear layer) and the norms stay BF16.
+    pub matrix_share: f64,
 }
 
 impl Numerics {
@@ -127,9 +139,17 @@ impl Numerics {
             Moments::Fp32 => bytes.moments,
             Moments::Bf16 => bytes.moments / 2.0,
         };
+        // Averaged over the parameters: only the layers' matrices take FP8.
+        let share = self.matrix_share.clamp(0.0, 1.0);
         let (weights, fp8_copies, gathered_weights) = match (self.precision, self.fp8) {
-            (Precision::Fp8, Some(_)) => (bytes.weights, fp8_weights, bytes.gathered_weights),
-            (Precision::Fp8Primary, Some(_)) => (0.0, fp8_weights, 1.0),
+            (Precision::Fp8, Some(_)) => {
+                (bytes.weights, fp8_weights * share, bytes.gathered_weights)
+            }
+            (Precision::Fp8Primary, Some(_)) => (
+                bytes.weights * (1.0 - share),
+                fp8_weights * share,
+                share + bytes.gathered_weights * (1.0 - share),
+            ),
             _ => (bytes.weights, 0.0, bytes.gathered_weights),
         };
         BytesPerParam {
@@ -193,6 +213,8 @@ mod tests {
             } else {
                 989e12
             }),
+            // Every parameter in a layer's matrices: the per-parameter arithmetic alone.
+            matrix_share: 1.0,
         }
     }
 

@@ -163,6 +163,13 @@ impl Architecture {
         embedding + head + positions + self.final_norm_params()
     }
 
+    /// The share of the parameters in the layers' weight matrices (FP8's
+    /// share of the weights, `precision.rs`).
+    pub fn matrix_share(&self) -> f64 {
+        f64::from(self.layers) * self.layer_matrix_params()
+            / self.exact_parameter_count().max(f64::MIN_POSITIVE)
+    }
+
     /// Total parameters, exactly as the architecture adds up.
     pub fn exact_parameter_count(&self) -> f64 {
         f64::from(self.layers) * self.layer_params() + self.outside_layer_params()
@@ -534,7 +541,7 @@ pub const GPUS: [GpuPreset; 7] = [
             peak: FlopPerSecond(2614.9e12),
             weight_bytes: HOPPER_FP8_WEIGHT,
         }),
-        source: "AMD MI300X datasheet: 192 GB HBM3, which rocm-smi reports as 205,822,885,888 bytes (191.7 GiB); 1,307 TFLOP/s dense BF16, 2,614.9 dense FP8 (ROCm's TransformerEngine keeps the transposed FP8 weights, as on Hopper, keep_fp8_weight_transpose_cache defaulting to true); 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
+        source: "AMD MI300X datasheet: 192 GB HBM3, which rocm-smi reports as 205,822,885,888 bytes (191.7 GiB); 1,307 TFLOP/s dense BF16, 2,614.9 dense FP8 (ROCm's TransformerEngine keeps the transposed FP8 weights, as on Hopper: keep_fp8_weight_transpose_cache, ROCm/TransformerEngine#218, defaults to true); 7 Infinity Fabric links of 64 GB/s each way; 400 Gb/s per GPU",
     },
     GpuPreset {
         id: "gb200-nvl72",
@@ -559,8 +566,9 @@ pub const GPUS: [GpuPreset; 7] = [
 /// pass keeps a transposed copy too: 2 (TransformerEngine#1261).
 const HOPPER_FP8_WEIGHT: f64 = 2.0;
 /// Blackwell multiplies FP8 in either layout: 1 byte a parameter with
-/// per-tensor scaling (TransformerEngine#1880; its MXFP8 recipe keeps both
-/// layouts' scales, 2).
+/// per-tensor scaling (TransformerEngine#1880), Megatron-LM's default
+/// recipe (`--fp8-recipe delayed`); TransformerEngine's own default there,
+/// MXFP8, keeps both layouts' scalings, 2.
 const BLACKWELL_FP8_WEIGHT: f64 = 1.0;
 
 /// The default GPU: the seeds' illustrative one.

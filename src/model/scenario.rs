@@ -276,6 +276,7 @@ impl Scenario {
             moments: self.moments,
             fp8: self.gpu.fp8,
             bf16_peak: self.gpu.peak,
+            matrix_share: self.arch().matrix_share(),
         }
     }
 

@@ -27,7 +27,11 @@
 //! wherever those hold (every m for GPipe and 1F1B, m a multiple of p for
 //! interleaving, m ≥ p for ZB-H1): tested in `tests/schedule.rs`.
 
-use super::pipeline::{micro_batches_for_bubble_below, runnable_micro_batches, Schedule};
+use super::dualpipe;
+use super::pipeline::{
+    micro_batch_step, micro_batches_for_bubble_below, runnable_micro_batches, runnable_stages,
+    Schedule,
+};
 
 /// What a block computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,7 +172,10 @@ fn stage_order(schedule: Schedule, p: u32, m: u32, v: u32, s: u32) -> Vec<Op> {
     let total = forwards.len();
     let warmup = match schedule {
         Schedule::GPipe => total,
-        Schedule::OneFOneB | Schedule::ZeroBubbleH1 => (p - s - 1) as usize,
+        // DualPipe's programs are `dualpipe.rs`'s; `simulate` never orders them here.
+        Schedule::OneFOneB | Schedule::ZeroBubbleH1 | Schedule::DualPipe | Schedule::DualPipeV => {
+            (p - s - 1) as usize
+        }
         Schedule::Interleaved => ((p - s - 1) * 2 + (v - 1) * p) as usize,
     }
     .min(total);
@@ -194,9 +201,10 @@ pub fn fewest_micro_batches_below(
     target: f64,
 ) -> Option<u32> {
     let simulated = |m: u32| simulate(schedule, p, m, chunks).bubble();
-    let step = runnable_micro_batches(schedule, p, 1);
+    let step = micro_batch_step(schedule, p);
     let mut m = micro_batches_for_bubble_below(schedule, p, chunks, target, MAX_MICRO_BATCHES)?;
-    while m > step && simulated(m - step) < target {
+    let runs = |m: u32| runnable_micro_batches(schedule, p, m) == m;
+    while m > step && runs(m - step) && simulated(m - step) < target {
         m -= step;
     }
     while simulated(m) >= target {
@@ -212,7 +220,14 @@ pub fn fewest_micro_batches_below(
 /// (see [`runnable_micro_batches`]) and, for the interleaved schedule,
 /// `chunks` model chunks per GPU: a forward one tick, a backward two.
 pub fn simulate(schedule: Schedule, p: u32, m: u32, chunks: u32) -> Timeline {
-    simulate_timed(schedule, p, m, chunks, 1, 2)
+    match schedule {
+        Schedule::DualPipe | Schedule::DualPipeV => {
+            let p = runnable_stages(schedule, p.clamp(1, MAX_STAGES));
+            let m = runnable_micro_batches(schedule, p, m.clamp(1, MAX_MICRO_BATCHES));
+            dualpipe::simulate(p, m, schedule == Schedule::DualPipeV)
+        }
+        _ => simulate_timed(schedule, p, m, chunks, 1, 2),
+    }
 }
 
 /// [`simulate`] with a forward of `forward` ticks and a backward of

@@ -37,9 +37,10 @@
 
 use super::activations::{ActivationSetup, Attention, Recompute};
 use super::choice::Choice;
+use super::comm::Link;
 use super::memory::ZeroStage;
 use super::pipeline::{layers_per_stage, Schedule};
-use super::planner::{Plan, PlanEstimate};
+use super::planner::{link_of, Plan, PlanEstimate};
 use super::tensor;
 
 /// Why a candidate layout was set aside.
@@ -192,7 +193,7 @@ pub fn search(base: &Plan) -> SearchResult {
                     tally(&mut result, Rejection::GpusDoNotDivide, per_degree);
                     continue;
                 }
-                if t > base.links.domain {
+                if link_of(&base.links, base.gpus, (1, t)) == Link::Network {
                     tally(&mut result, Rejection::TensorAcrossNodes, per_degree);
                     continue;
                 }

@@ -230,6 +230,9 @@ test('on the full page every control changes its own figure and no other, by mou
       const controls = (await controlsOf(page, slug)).filter((c) => !used.has(`${c.kind} ${c.key}`));
       if (!controls.length) break;
       for (const control of controls) {
+        // A control an earlier one hid (the planner's FP8 choice, gone with
+        // an A100 the GPU select's arrow key chose) waits for a later pass.
+        if (!(await page.locator(`section.figure[id="${slug}"] [data-param="${control.key}"]`).first().isVisible())) continue;
         used.add(`${control.kind} ${control.key}`);
         const moved = await useByMouse(page, slug, control);
         // A control whose every value leaves every readout alone would be a control that does nothing.

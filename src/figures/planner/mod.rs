@@ -70,7 +70,13 @@ pub const CONTEXT: NumberSpec = NumberSpec::whole("cp", 1.0, 64.0);
 /// Expert-parallel degree.
 pub const EXPERT_PARALLEL: NumberSpec = NumberSpec::whole("ep", 1.0, 256.0);
 /// The schedules a planned run may use (ZB-H1 is the `pp` figure's to explore).
-const SCHEDULES: [Schedule; 3] = [Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved];
+const SCHEDULES: [Schedule; 5] = [
+    Schedule::OneFOneB,
+    Schedule::GPipe,
+    Schedule::Interleaved,
+    Schedule::DualPipe,
+    Schedule::DualPipeV,
+];
 /// Pipeline stages: any count up to 512 (Narayanan et al.'s 530B model ran 35).
 pub const STAGES: NumberSpec = NumberSpec::whole("pp", 1.0, 512.0);
 /// Memory a GPU keeps back, in GB: 0 to a whole B200's.

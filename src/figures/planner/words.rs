@@ -88,6 +88,13 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
                  choose an ep that divides {data}."
             )
         }
+        Some(LayoutProblem::DualPipeOddStages(p)) => {
+            return format!(
+                "DualPipe pairs each pipeline GPU with its mirror from the other end, so it needs an even number of \
+                 stages, not {p}: choose {}, or another schedule.",
+                if p > 1 { format!("{} or {}", p - 1, p + 1) } else { "2".to_string() }
+            )
+        }
         None => {}
     }
     let room = room(plan);
