@@ -58,10 +58,12 @@
 // simulator of the reference program, dualpipe.rs; the schedules in pp,
 // bubble and the planner, their words, notes and chart curve), the source
 // check's fixes to FP8 (only the layers' matrices) and to the NVLink rule
-// (a group that straddles a domain's edge), 3,608 more: 336,890.
+// (a group that straddles a domain's edge), 3,608 more: 336,890. The two
+// MLPerf v4.0 GPT-3 cards (their sources, settings and why ours differs,
+// and a step compared with a log) 810 more: 337,700.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 336890 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 336890 },
+  { check: 'transfer brotli bytes, full page', measured: 337700 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 337700 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

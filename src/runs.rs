@@ -10,7 +10,7 @@ use crate::model::choice::Choice;
 use crate::model::pipeline::Schedule;
 use crate::model::query::Query;
 use crate::model::runs::{PublishedRun, RUNS};
-use crate::model::units::{counted, group_thousands, Count, Fraction};
+use crate::model::units::{counted, group_thousands, significant, Count, Fraction};
 
 /// One run, ours beside the published numbers, as its card shows them.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,8 +28,10 @@ pub struct Comparison {
     pub step: String,
     /// Our days or GPU-hours against the published ones, where the source gives them.
     pub time: Option<String>,
-    /// Ours over published, for days or GPU-hours where the source gives one.
+    /// Ours over published, for days, GPU-hours or a step, where the source gives one.
     pub time_ratio: Option<f64>,
+    /// What `time` compares: the whole run's time, or one step.
+    pub time_term: &'static str,
     /// Model FLOP over the whole step, as the planner's `mfu` readout.
     pub mfu: f64,
     pub link: String,
@@ -66,7 +68,18 @@ pub fn compare(run: PublishedRun) -> Comparison {
                 Some(ratio),
             )
         }
-        (None, None) => (None, None),
+        (None, None) => published.step_seconds.map_or((None, None), |seconds| {
+            let ratio = estimate.step_time.value() / seconds;
+            // Three figures: the log's step is known to them, and "11 s" would hide the 10.90.
+            (
+                Some(format!(
+                    "{} s a step, against {} s logged ({ratio:.2}×)",
+                    significant(estimate.step_time.value(), 3),
+                    significant(seconds, 3)
+                )),
+                Some(ratio),
+            )
+        }),
     };
     let mut said = Vec::new();
     if let Some(rate) = published.flop_per_gpu {
@@ -83,6 +96,9 @@ pub fn compare(run: PublishedRun) -> Comparison {
     }
     if let Some(days) = published.days {
         said.push(format!("{days:.0} days for {tokens} tokens"));
+    }
+    if let Some(seconds) = published.step_seconds {
+        said.push(format!("{} s a step", significant(seconds, 3)));
     }
     if let Some(hours) = published.gpu_hours {
         said.push(format!(
@@ -157,6 +173,11 @@ pub fn compare(run: PublishedRun) -> Comparison {
         ),
         time,
         time_ratio,
+        time_term: if published.step_seconds.is_some() {
+            "Step against the log"
+        } else {
+            "Training"
+        },
         mfu: estimate.mfu,
         link: format!("?step=planner&{}#planner", run.query),
     }
@@ -194,7 +215,7 @@ pub fn PublishedRuns() -> impl IntoView {
                         {fact("Published", card.published)}
                         {fact("Most loaded GPU", card.memory)}
                         {fact("Step", card.step)}
-                        {card.time.map(|time| fact("Training", time))}
+                        {card.time.map(|time| fact(card.time_term, time))}
                         {fact("MFU over the step", Fraction(card.mfu).to_string())}
                         {(!card.run.explanation.is_empty()).then(|| fact("Why ours differs", card.run.explanation.to_string()))}
                     </dl>
