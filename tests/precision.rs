@@ -162,3 +162,33 @@ fn a_group_that_straddles_a_rack_goes_over_the_network() {
         "?fig=planner&gpu=gb200-nvl72&model=llama3-70b&gpus=64&tp=8&pp=2&stage=1&batch=128";
     assert_eq!(planner(inside, "network-traffic-per-step"), 0.0);
 }
+
+/// DeepSeek-V3's parameters, added up here from its published configuration
+/// (deepseek-ai/DeepSeek-V3 config.json; the report's section 2.1):
+/// MLA a layer: q_a 7,168 × 1,536, q_b 1,536 × 128·(128 + 64), kv_a
+/// 7,168 × (512 + 64), kv_b 512 × 128·(128 + 128), o 128·128 × 7,168, and
+/// its two norms (1,536 and 512), with the layer's two RMSNorms (2 × 7,168);
+/// the first 3 layers a dense SwiGLU of 18,432, the other 58 a router
+/// (256 × 7,168 and a bias of 256), 1 shared and 256 routed SwiGLU experts of
+/// 2,048; embedding and output 129,280 × 7,168 each, and the final norm.
+/// The report: 671B in all, 37B a token.
+#[test]
+fn deepseek_v3_adds_up_to_671b() {
+    let (h, a) = (7168.0_f64, 128.0);
+    let attention = h * 1536.0 + 1536.0 * a * 192.0 + h * 576.0 + 512.0 * a * 256.0 + a * 128.0 * h;
+    let norms = 1536.0 + 512.0 + 2.0 * h;
+    let swiglu = |width: f64| 3.0 * h * width;
+    let dense_layer = attention + norms + swiglu(18432.0);
+    let router = 256.0 * h + 256.0;
+    let moe_layer = attention + norms + router + 257.0 * swiglu(2048.0);
+    let outside = 2.0 * 129280.0 * h + h;
+    let total = 3.0 * dense_layer + 58.0 * moe_layer + outside;
+    assert_eq!(total, 671_026_419_200.0);
+    let active = total - 58.0 * (256.0 - 8.0) * swiglu(2048.0);
+    assert!((active / 1e9 - 37.55).abs() < 0.01, "{active}");
+    assert_eq!(planner("?fig=planner&model=deepseek-v3", "params"), total);
+    assert_eq!(
+        planner("?fig=planner&model=deepseek-v3", "active-params"),
+        active
+    );
+}

@@ -65,9 +65,10 @@ pub fn matmul_params(arch: &Architecture) -> f64 {
 }
 
 /// The attention scores' FLOP per token, forward and backward: QKᵀ and
-/// their product with V, 2·2·s·h forward a layer, thrice that in all: 12·L·h·s.
+/// their product with V, 2·2·s·h forward a layer, thrice that in all:
+/// 12·L·h·s (MLA's heads are wider than h/a: `Architecture::attention_width`).
 pub fn attention_flop(arch: &Architecture, seq: f64) -> f64 {
-    12.0 * f64::from(arch.layers) * f64::from(arch.hidden) * seq
+    12.0 * f64::from(arch.layers) * arch.attention_width() * seq
 }
 
 /// How much longer the slowest pipeline stage computes than the mean of

@@ -106,7 +106,11 @@ pub struct StepBreakdown {
     pub tensor: f64,
     /// The experts' all-to-alls, the context ring's K/V exchange and the
     /// pipeline's sends between stages, on the critical path as the planner
-    /// counts them (none overlapped, as Megatron-LM's 2021 schedules ran).
+    /// counts them (none overlapped, as Megatron-LM's 2021 schedules ran);
+    /// under DualPipe and DualPipeV the all-to-alls and the pipeline's sends
+    /// run beside the overlapped pairs' arithmetic ("both all-to-all and PP
+    /// communication can be fully hidden", DeepSeek-V3, section 3.2.1), and
+    /// only what outlasts the arithmetic counts.
     pub exchange: f64,
     /// Idle pipeline stages: the arithmetic and the critical communication
     /// times b/(1 − b) (a stage idles for its neighbours' whole slots).
@@ -279,12 +283,13 @@ pub fn stage_share(
             experts: 0.0,
         };
     }
-    let layers = ranges
-        .get(stage as usize)
-        .map_or(0.0, |range| f64::from(range.end - range.start));
+    let range = ranges.get(stage as usize).cloned().unwrap_or(0..0);
+    // Leading dense layers (DeepSeek-V3's first three) hold no experts.
+    let leading = f64::from(arch.dense_layers_in(&range));
+    let layers = f64::from(range.end - range.start) - leading;
     let expert_layer = arch.experts() * arch.expert_params();
     let whole = arch.layer_replicated_params();
-    let dense_layer = arch.layer_params() - expert_layer;
+    let dense_layer = arch.expert_layer_params() - expert_layer;
     let mut outside = 0.0;
     if stage == 0 {
         outside += arch.input_embedding_params() / t;
@@ -294,8 +299,12 @@ pub fn stage_share(
     }
     // A custom size keeps the architecture's proportions.
     let scale = params / arch.exact_parameter_count();
+    let leading_layer = arch.leading_dense_layer_params();
     StageShare {
-        dense: (layers * ((dense_layer - whole) / t + whole) + outside) * scale,
+        dense: (layers * ((dense_layer - whole) / t + whole)
+            + leading * ((leading_layer - whole) / t + whole)
+            + outside)
+            * scale,
         experts: layers * expert_layer / (t * ep) * scale,
     }
 }
@@ -596,8 +605,16 @@ impl Plan {
         };
         let seconds = |g: &GroupTraffic| g.sent.over(links.bandwidth(g.link)).value();
         let [tensor_group, context_group, experts_group, pipeline_group, data_group] = &groups;
-        let exchange = seconds(context_group) + seconds(experts_group) + seconds(pipeline_group);
-        let critical = seconds(tensor_group) + exchange;
+        let beside = seconds(experts_group) + seconds(pipeline_group);
+        let overlapped = matches!(self.schedule, Schedule::DualPipe | Schedule::DualPipeV);
+        let exchange = |computing: f64| {
+            let beside = if overlapped {
+                (beside - computing).max(0.0)
+            } else {
+                beside
+            };
+            seconds(context_group) + beside
+        };
         let reduction = seconds(data_group);
         let exposed =
             |computing: f64| exposed_reduction(self.stage, bytes, m, reduction, computing);
@@ -613,6 +630,8 @@ impl Plan {
             let sustained = sustained.max(f64::MIN_POSITIVE) / fp8_share;
             let compute = model_flop * pace / sustained;
             let recompute = hardware_flop * pace / sustained - compute;
+            let exchange = exchange(compute + recompute);
+            let critical = seconds(tensor_group) + exchange;
             StepBreakdown {
                 compute,
                 recompute,

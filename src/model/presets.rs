@@ -57,6 +57,35 @@ pub struct Architecture {
     /// (GPT-3 as Megatron-LM trains it, 0.1; Llama's configs set attention
     /// and residual dropout to 0, and Mixtral's attention dropout is 0).
     pub dropout: bool,
+    /// Multi-head latent attention's low-rank projections, in place of the
+    /// usual Q, K, V and output matrices (DeepSeek-V2 and V3).
+    pub mla: Option<Mla>,
+    /// Experts every token goes through besides its top-k (DeepSeek's
+    /// shared experts), each of width `ffn`.
+    pub shared_experts: u32,
+    /// Leading layers with a dense MLP of width `dense_ffn` in place of the
+    /// experts (DeepSeek-V3's `first_k_dense_replace`, 3).
+    pub dense_layers: u32,
+    pub dense_ffn: u32,
+    /// A learned bias a router adds to each expert's score, one a layer an
+    /// expert (DeepSeek-V3's `e_score_correction_bias`).
+    pub router_bias: bool,
+}
+
+/// Multi-head latent attention's shape (DeepSeek-AI 2024, DeepSeek-V3,
+/// section 2.1.1; its configuration's `q_lora_rank`, `kv_lora_rank`,
+/// `qk_nope_head_dim`, `qk_rope_head_dim`, `v_head_dim`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mla {
+    /// The queries' compressed width d'_c.
+    pub q_rank: u32,
+    /// The keys' and values' compressed width d_c.
+    pub kv_rank: u32,
+    /// A head's query and key width without and with the rotary part.
+    pub head_dim: u32,
+    pub rope_dim: u32,
+    /// A head's value width.
+    pub v_dim: u32,
 }
 
 impl Architecture {
@@ -89,45 +118,124 @@ impl Architecture {
     }
 
     /// The router's matrix, h × experts, when there is more than one expert
-    /// (Fedus et al. 2021, section 2.1).
+    /// (Fedus et al. 2021, section 2.1), and its bias where it has one.
     fn router_params(&self) -> f64 {
         if self.experts > 1 {
-            self.h() * self.experts()
+            let bias = if self.router_bias {
+                self.experts()
+            } else {
+                0.0
+            };
+            self.h() * self.experts() + bias
         } else {
             0.0
         }
     }
 
-    /// Parameters in one layer's attention matrices and router, which every
-    /// expert-parallel rank keeps.
-    pub fn layer_dense_matrix_params(&self) -> f64 {
+    /// The attention's matrices: Q, K, V and the output, 2h² + 2h·kv; or
+    /// multi-head latent attention's, the queries compressed to d'_c and
+    /// expanded to a heads of (d_h + d_r), the keys and values compressed to
+    /// d_c (with the shared rotary key, d_r) and expanded to a heads of
+    /// (d_h + d_v), and the output from a·d_v (DeepSeek-V3, section 2.1.1).
+    fn attention_params(&self) -> f64 {
         let h = self.h();
-        2.0 * h * h + 2.0 * h * self.kv_width() + self.router_params()
+        match self.mla {
+            None => 2.0 * h * h + 2.0 * h * self.kv_width(),
+            Some(mla) => {
+                let a = f64::from(self.heads);
+                let [q, kv, d, r, v] = [
+                    mla.q_rank,
+                    mla.kv_rank,
+                    mla.head_dim,
+                    mla.rope_dim,
+                    mla.v_dim,
+                ]
+                .map(f64::from);
+                h * q + q * a * (d + r) + h * (kv + r) + kv * a * (d + v) + a * v * h
+            }
+        }
+    }
+
+    /// The width attention's scores work at, h for the usual attention: the
+    /// scores QKᵀ and their product with V take 2·2·s·(this) FLOP a token a
+    /// layer; under MLA each head's query and key are d_h + d_r wide and
+    /// its value d_v, so a(d_h + d_r + d_v)/2.
+    pub fn attention_width(&self) -> f64 {
+        match self.mla {
+            None => self.h(),
+            Some(mla) => {
+                f64::from(self.heads) * f64::from(mla.head_dim + mla.rope_dim + mla.v_dim) / 2.0
+            }
+        }
+    }
+
+    /// Layers with experts, and leading dense ones.
+    fn layer_counts(&self) -> (f64, f64) {
+        let dense = if self.experts > 1 {
+            self.dense_layers.min(self.layers)
+        } else {
+            0
+        };
+        (f64::from(self.layers - dense), f64::from(dense))
+    }
+
+    /// The dense MLP of a leading dense layer, against the experts' layer's.
+    fn dense_mlp_params(&self) -> f64 {
+        self.expert_params() * f64::from(self.dense_ffn) / f64::from(self.ffn.max(1))
+    }
+
+    /// Parameters in an expert layer's matrices every expert-parallel rank
+    /// keeps: the attention, the router and any shared experts.
+    fn expert_layer_dense_params(&self) -> f64 {
+        self.attention_params()
+            + self.router_params()
+            + f64::from(self.shared_experts) * self.expert_params()
+    }
+
+    /// Per layer, averaged over all of them (the leading dense layers and
+    /// the expert layers), in matrices every expert-parallel rank keeps.
+    pub fn layer_dense_matrix_params(&self) -> f64 {
+        let (moe, dense) = self.layer_counts();
+        (moe * self.expert_layer_dense_params()
+            + dense * (self.attention_params() + self.dense_mlp_params()))
+            / f64::from(self.layers.max(1))
+    }
+
+    /// The routed experts' parameters a layer, averaged over all layers.
+    pub fn layer_expert_params(&self) -> f64 {
+        let (moe, _) = self.layer_counts();
+        moe * self.experts() * self.expert_params() / f64::from(self.layers.max(1))
     }
 
     /// Parameters in one layer's weight matrices (attention, router and
     /// every expert's MLP), which tensor parallelism splits (Shoeybi et al.
-    /// 2019, section 3).
+    /// 2019, section 3), averaged over the layers.
     pub fn layer_matrix_params(&self) -> f64 {
-        self.layer_dense_matrix_params() + self.experts() * self.expert_params()
+        self.layer_dense_matrix_params() + self.layer_expert_params()
     }
 
     /// Parameters in the matrices one token multiplies by in a layer: the
-    /// attention, the router and its top-k experts' MLPs.
+    /// attention, the router, its top-k experts' MLPs and the shared
+    /// experts (a dense layer's MLP), averaged over the layers.
     pub fn layer_active_matrix_params(&self) -> f64 {
-        self.layer_dense_matrix_params() + self.experts_used() * self.expert_params()
+        self.layer_dense_matrix_params()
+            + self.layer_expert_params() * self.experts_used() / self.experts()
     }
 
     /// Parameters in one layer that every tensor-parallel rank keeps whole:
-    /// the norms, and the biases of row-parallel layers.
+    /// the norms (MLA's two on its compressed widths too), and the biases
+    /// of row-parallel layers.
     pub fn layer_replicated_params(&self) -> f64 {
         let h = self.h();
         let norms = match self.norm {
             Norm::LayerNorm => 4.0 * h,
             Norm::RmsNorm => 2.0 * h,
         };
+        let latent = self
+            .mla
+            .map_or(0.0, |mla| f64::from(mla.q_rank + mla.kv_rank));
         let row_biases = if self.biases { 2.0 * h } else { 0.0 };
-        norms + row_biases
+        norms + latent + row_biases
     }
 
     /// Biases of the column-parallel layers (QKV and the MLP's first matrix),
@@ -142,12 +250,39 @@ impl Architecture {
 
     /// All parameters of one layer.
     pub fn layer_params(&self) -> f64 {
-        self.layer_matrix_params() + self.layer_split_biases() + self.layer_replicated_params()
+        self.layers_params() / f64::from(self.layers.max(1))
+    }
+
+    /// Every layer's parameters, summed kind by kind (so the count stays an
+    /// exact integer): the expert layers' and the leading dense layers'.
+    fn layers_params(&self) -> f64 {
+        let (moe, dense) = self.layer_counts();
+        moe * self.expert_layer_params() + dense * self.leading_dense_layer_params()
+    }
+
+    /// All parameters of a layer with experts (of any layer of a dense model).
+    pub fn expert_layer_params(&self) -> f64 {
+        self.expert_layer_dense_params()
+            + self.experts() * self.expert_params()
+            + self.layer_split_biases()
+            + self.layer_replicated_params()
+    }
+
+    /// All parameters of a leading dense layer (DeepSeek-V3's first three).
+    pub fn leading_dense_layer_params(&self) -> f64 {
+        self.attention_params() + self.dense_mlp_params() + self.layer_replicated_params()
+    }
+
+    /// How many of `range`'s layers are leading dense layers.
+    pub fn dense_layers_in(&self, range: &std::ops::Range<u32>) -> u32 {
+        let (_, dense) = self.layer_counts();
+        (dense as u32).min(range.end).saturating_sub(range.start)
     }
 
     /// The parameters of one layer a token uses (its top-k experts of all).
     pub fn layer_active_params(&self) -> f64 {
-        self.layer_params() - (self.experts() - self.experts_used()) * self.expert_params()
+        self.layer_params()
+            - self.layer_expert_params() * (self.experts() - self.experts_used()) / self.experts()
     }
 
     /// Embeddings, output head, positions and the final norm.
@@ -172,7 +307,7 @@ impl Architecture {
 
     /// Total parameters, exactly as the architecture adds up.
     pub fn exact_parameter_count(&self) -> f64 {
-        f64::from(self.layers) * self.layer_params() + self.outside_layer_params()
+        self.layers_params() + self.outside_layer_params()
     }
 
     /// The share of the parameters one token uses: 1 for a dense model.
@@ -183,7 +318,9 @@ impl Architecture {
     /// Parameters one token uses: all but the experts it is not routed to
     /// (for a dense model, all of them).
     pub fn active_parameter_count(&self) -> f64 {
-        f64::from(self.layers) * self.layer_active_params() + self.outside_layer_params()
+        let (moe, _) = self.layer_counts();
+        let unused = moe * (self.experts() - self.experts_used()) * self.expert_params();
+        self.exact_parameter_count() - unused
     }
 
     /// Parameters in the input embedding (and learned positions), which the
@@ -264,10 +401,15 @@ const LLAMA: Architecture = Architecture {
     experts: 1,
     top_k: 1,
     dropout: false,
+    mla: None,
+    shared_experts: 0,
+    dense_layers: 0,
+    dense_ffn: 0,
+    router_bias: false,
 };
 
 /// The spec's model presets, in the spec's order.
-pub const MODELS: [ModelPreset; 8] = [
+pub const MODELS: [ModelPreset; 9] = [
     ModelPreset {
         id: "llama2-7b",
         name: "Llama 2 7B",
@@ -361,6 +503,11 @@ pub const MODELS: [ModelPreset; 8] = [
             experts: 1,
             top_k: 1,
             dropout: true,
+            mla: None,
+            shared_experts: 0,
+            dense_layers: 0,
+            dense_ffn: 0,
+            router_bias: false,
         },
         attention: Attention::Standard,
         source: "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 (GPT-2 layout, Radford et al. 2019)",
@@ -380,6 +527,37 @@ pub const MODELS: [ModelPreset; 8] = [
         },
         attention: Attention::Flash,
         source: "Jiang et al. 2024, Mixtral of Experts, Table 1 (32 layers, width 4,096, FFN 14,336, 32 heads, 8 K/V heads, 8 experts, top-2, 32,768-token context); config of mistralai/Mixtral-8x7B-v0.1",
+    },
+    ModelPreset {
+        id: "deepseek-v3",
+        name: "DeepSeek-V3",
+        nominal: 671e9,
+        quoted: None,
+        arch: Architecture {
+            layers: 61,
+            hidden: 7168,
+            ffn: 2048,
+            heads: 128,
+            kv_heads: 128,
+            vocab: 129280,
+            seq: 4096,
+            experts: 256,
+            top_k: 8,
+            mla: Some(Mla {
+                q_rank: 1536,
+                kv_rank: 512,
+                head_dim: 128,
+                rope_dim: 64,
+                v_dim: 128,
+            }),
+            shared_experts: 1,
+            dense_layers: 3,
+            dense_ffn: 18432,
+            router_bias: true,
+            ..LLAMA
+        },
+        attention: Attention::Flash,
+        source: "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sections 2.1 and 4.2 (671B parameters, 37B a token; 61 layers, width 7,168, 128 heads, MLA, 1 shared and 256 routed experts of width 2,048, 8 a token, the first 3 layers dense; sequence 4,096 in pre-training); config of deepseek-ai/DeepSeek-V3 (q_lora_rank 1,536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, intermediate_size 18,432, vocabulary 129,280); the multi-token prediction module's 14B left out, as the report's 671B does",
     },
 ];
 
@@ -448,7 +626,7 @@ const TYPICAL_BUSY: f64 = 0.64;
 const MIB: f64 = Bytes::GIB / 1024.0;
 
 /// The spec's GPU presets.
-pub const GPUS: [GpuPreset; 7] = [
+pub const GPUS: [GpuPreset; 8] = [
     GpuPreset {
         id: "illustrative",
         name: "Illustrative 80 GB GPU",
@@ -494,6 +672,22 @@ pub const GPUS: [GpuPreset; 7] = [
             weight_bytes: HOPPER_FP8_WEIGHT,
         }),
         source: "NVIDIA H100 datasheet: 80 GB HBM3, which nvidia-smi reports as 81,559 MiB (79.6 GiB); 989 TFLOP/s dense BF16, 1,979 dense FP8 (3,958 with sparsity); NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
+    },
+    GpuPreset {
+        id: "h800",
+        name: "NVIDIA H800 SXM",
+        memory: Bytes(81_559.0 * MIB),
+        peak: FlopPerSecond(989e12),
+        busy: TYPICAL_BUSY,
+        nvlink: BytesPerSecond(160e9),
+        network: BytesPerSecond(50e9),
+        gpus_per_node: 8,
+        nvlink_domain: 8,
+        fp8: Some(Fp8 {
+            peak: FlopPerSecond(1979e12),
+            weight_bytes: HOPPER_FP8_WEIGHT,
+        }),
+        source: "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sections 3.1 and 3.2.2: 8 H800s a node on NVLink and NVSwitch, 160 GB/s, and InfiniBand between nodes, 50 GB/s; the H100's Hopper chip, so its 80 GB (taken as the H100's 81,559 MiB), 989 TFLOP/s dense BF16 and 1,979 dense FP8",
     },
     GpuPreset {
         id: "h200",
@@ -604,6 +798,7 @@ mod tests {
             ("llama3-70b", 70.6e9),
             ("gpt3-175b", 175e9),
             ("llama3-405b", 406e9),
+            ("deepseek-v3", 671e9),
         ];
         for (id, published) in expected {
             let count = model_preset(id).unwrap().arch.exact_parameter_count();

@@ -125,8 +125,11 @@ test('the published runs are on the full page, each opening in the planner', asy
   assert.ok((await cards.count()) >= 6);
   // Each card says where its numbers come from and whether the run fits here.
   assert.match(await cards.first().textContent(), /Narayanan et al\. 2021.*fits/s);
-  // Every run fits, as it trained: Llama 3 on 8,192 GPUs too, at one layer a chunk (issue 36).
-  assert.equal(await page.locator('#published-runs article.run--over').count(), 0);
+  // Every run fits, as it trained: Llama 3 on 8,192 GPUs too, at one layer a
+  // chunk (issue 36); all but DeepSeek-V3's, whose card says why ours needs more.
+  const over = page.locator('#published-runs article.run--over');
+  assert.equal(await over.count(), 1);
+  assert.match(await over.textContent(), /DeepSeek-V3.*Why ours differs.*does not fit|DeepSeek-V3.*more than the 82\.5 GB/s);
   const link = cards.first().locator('.run__name a');
   const href = await link.getAttribute('href');
   assert.match(href, /^\?step=planner&model=gpt3-175b&vocab=51200&gpus=1024/);
