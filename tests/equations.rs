@@ -123,7 +123,14 @@ fn shown(text: &str) -> Option<(f64, f64)> {
 
 /// Experts, context parallelism, a published MFU and stages that do not
 /// divide the layers (126 on 16), beside [`SETTINGS`].
-const EXTRA: [&str; 5] = [
+const EXTRA: [&str; 10] = [
+    // Issue 38: FP8's share of the arithmetic's time, FP8 weights and BF16
+    // moments, DualPipe's two copies, DeepSeek-V3's MLA and dense layers.
+    "model=llama2-7b&gpu=h100-sxm&gpus=8&stage=1&precision=fp8",
+    "gpu=b200&gpus=64&stage=3&precision=fp8-primary&moments=bf16",
+    "model=deepseek-v3&gpu=h800&gpus=2048&pp=16&ep=64&schedule=dualpipe&stage=1&bytes=18&precision=fp8&moments=bf16&batch=15360&flop=6nd-attn",
+    "schedule=dualpipev&pp=4&micro=8&gpus=64&tp=4",
+    "schedule=dualpipe&pp=3&micro=5",
     "model=llama3-70b&gpu=h100-sxm&gpus=512&seq=131072&cp=16&tp=8&pp=4&batch=64&stage=1",
     "model=mixtral-8x7b&gpu=h100-sxm&gpus=256&batch=256&ep=8&tp=2&stage=1",
     "model=gpt3-175b&gpus=4096&stage=1&tp=2&pp=4&micro-batch=4&batch=1024",

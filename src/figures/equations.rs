@@ -35,6 +35,13 @@ fn whole_and_sharded(bytes: BytesPerParam, stage: ZeroStage) -> (f64, f64) {
     (whole, sharded)
 }
 
+/// `value` to four decimals: 17.9221 bytes a parameter, not
+/// 17.922115151408317; enough that 671B parameters times it keep the
+/// readout's GB.
+fn four_decimals(value: f64) -> f64 {
+    (value * 1e4).round() / 1e4
+}
+
 /// `(whole + sharded/n) × psi`, `whole × psi` or `sharded × psi / n`, as pieces.
 fn per_parameter(whole: f64, sharded: f64, n: Piece, psi: Vec<Piece>) -> Vec<Piece> {
     let mut pieces = if sharded == 0.0 {
@@ -70,6 +77,8 @@ pub fn state(
     result: &ReadoutData,
 ) -> Equation {
     let (whole, sharded) = whole_and_sharded(bytes, stage);
+    // FP8's casts, on the layers' matrices only, make fractions of a byte.
+    let (whole, sharded) = (four_decimals(whole), four_decimals(sharded));
     let mut values = per_parameter(whole, sharded, num(n), psi_value);
     values.push(Piece::Unit("B"));
     Equation {
@@ -116,7 +125,12 @@ pub fn per_token(scenario: &Scenario) -> (Vec<Piece>, Vec<Piece>) {
                     Piece::Op("+"),
                     num(12),
                     var("L", "layers"),
-                    var("h", "hidden"),
+                    // MLA's heads are wider than h/a (`Architecture::attention_width`).
+                    if arch.mla.is_some() {
+                        Piece::Var("h", "attn", "hidden")
+                    } else {
+                        var("h", "hidden")
+                    },
                     var("s", "seq"),
                 ])],
                 vec![Piece::Group(vec![
@@ -128,7 +142,7 @@ pub fn per_token(scenario: &Scenario) -> (Vec<Piece>, Vec<Piece>) {
                     times(),
                     num(arch.layers),
                     times(),
-                    num(group_thousands(f64::from(arch.hidden))),
+                    num(group_thousands(arch.attention_width())),
                     times(),
                     num(group_thousands(f64::from(arch.seq))),
                 ])],
@@ -219,6 +233,8 @@ pub fn state_split(
     readout: &ReadoutData,
 ) -> Equation {
     let (whole, sharded) = whole_and_sharded(bytes, stage);
+    // FP8's casts, on the layers' matrices only, make fractions of a byte.
+    let (whole, sharded) = (four_decimals(whole), four_decimals(sharded));
     let term = |n: Piece, psi: Piece| per_parameter(whole, sharded, n, vec![psi]);
     Equation {
         words: format!(

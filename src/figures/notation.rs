@@ -36,6 +36,11 @@ pub const GLOSSARY: &[Symbol] = &[
     symbol("T", "comm", "the communication layers wait for"),
     symbol("T", "dp", "the data-parallel reduction not hidden"),
     symbol("w", "", "the slowest pipeline stage's work over the mean"),
+    symbol(
+        "f",
+        "",
+        "the share of its BF16 time the arithmetic takes with FP8 multiplies",
+    ),
     symbol("N", "", "GPUs"),
     symbol(
         "n",
@@ -46,6 +51,11 @@ pub const GLOSSARY: &[Symbol] = &[
     symbol("X", "", "the FLOP per second a GPU sustains"),
     symbol("L", "", "layers"),
     symbol("h", "", "the hidden size (the model's width)"),
+    symbol(
+        "h",
+        "attn",
+        "the width attention's scores work at: multi-head latent attention's heads are wider than h",
+    ),
     symbol("s", "", "tokens a sequence"),
     symbol("B", "", "sequences a step (the global batch)"),
     symbol("G", "", "the gradient, in bytes"),

@@ -106,12 +106,18 @@ pub fn data(params: &PpParams) -> PpData {
     } else {
         hidden_state(&arch, f64::from(arch.seq))
     };
-    let layers = layers_per_stage(arch.layers, p);
-    let interleaved = pipeline.schedule == Schedule::Interleaved;
+    // DualPipe's GPU holds a stage of each direction.
+    let copies = parameter_copies(pipeline.schedule);
+    let layers = layers_per_stage(arch.layers, p) * copies;
     let in_flight = simulated.peak_in_flight;
-    // Interleaved, a GPU holds chunks of many micro-batches, each 1/v of its
-    // layers: counted in micro-batches of a whole stage, the count can be fractional.
-    let (in_flight_label, held) = if interleaved {
+    // Interleaved (and DualPipeV, two half-stages a GPU), a GPU holds chunks
+    // of many micro-batches, each a share of its layers: counted in
+    // micro-batches of a whole stage, the count can be fractional.
+    let chunked = matches!(
+        pipeline.schedule,
+        Schedule::Interleaved | Schedule::DualPipeV
+    );
+    let (in_flight_label, held) = if chunked {
         (
             "Activations held, in micro-batches of a stage",
             format!(
@@ -155,7 +161,7 @@ pub fn data(params: &PpParams) -> PpData {
         held_layers = if arch.layers.is_multiple_of(p) {
             layers.to_string()
         } else {
-            format!("{} or {layers}", arch.layers / p)
+            format!("{} or {layers}", arch.layers / p * copies)
         },
     );
     let bubble = ReadoutData::fraction("bubble", "Bubble (idle time)", bubble);

@@ -77,7 +77,7 @@ pub const fn pipeline_params<P: Params + HasPipeline>() -> [Param<P>; 4] {
             |p: &mut P, id| set_option(&mut p.pipeline_mut().schedule, id),
         )
         .toggle()
-        .help("The order of forwards and backwards: GPipe, 1F1B, interleaved 1F1B or zero-bubble ZB-H1."),
+        .help("The order of forwards and backwards: GPipe, 1F1B, interleaved 1F1B, zero-bubble ZB-H1, or DeepSeek's bidirectional DualPipe and its folded DualPipeV."),
         Param::number("Model chunks per GPU", CHUNKS, |p: &P| f64::from(p.pipeline().chunks), |p: &mut P, v| {
             p.pipeline_mut().chunks = v as u32
         })
@@ -284,7 +284,8 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
         basis: format!(
             "Compared at p = {p} stages and m = {}{}, a forward F taking one unit and a backward B two in \
              every schedule. B is the whole backward for GPipe, 1F1B and interleaving; for ZB-H1 it is only the input \
-             gradient, and W, the weight gradient, is the other unit.",
+             gradient, and W, the weight gradient, is the other unit; DualPipe splits some backwards so, and both \
+             DualPipes run at least 2p micro-batches (DualPipe an even count and an even p), so theirs may be more.",
             counted(f64::from(pipeline.micro), "micro-batch", "micro-batches"),
             if v > 1 { format!(", v = {v} chunks") } else { String::new() },
         ),
@@ -297,10 +298,12 @@ pub fn timeline(pipeline: &Pipeline) -> TimelineData {
 fn rounded_note(pipeline: &Pipeline, p: u32, m: u32) -> Option<String> {
     let asked = counted(f64::from(pipeline.micro), "micro-batch", "micro-batches");
     let verb = if pipeline.micro == 1 { "is" } else { "are" };
-    let stages = (p != pipeline.stages.max(1)).then(|| {
+    let asked_stages = pipeline.stages.max(1);
+    let stages = (p != asked_stages).then(|| {
         format!(
-            "DualPipe pairs each GPU with its mirror from the other end, so {} run as {p}. ",
-            pipeline.stages
+            "DualPipe pairs each GPU with its mirror from the other end, so {} {} as {p}. ",
+            counted(f64::from(asked_stages), "stage", "stages"),
+            if asked_stages == 1 { "runs" } else { "run" }
         )
     });
     let micro = (m != pipeline.micro).then(|| match pipeline.schedule {
@@ -310,7 +313,11 @@ fn rounded_note(pipeline: &Pipeline, p: u32, m: u32) -> Option<String> {
         _ => format!(
             "{} needs at least two micro-batches a GPU{}, so {asked} {verb} rounded up to {m}.",
             pipeline.schedule.label(),
-            if pipeline.schedule == Schedule::DualPipe { ", half from each end" } else { "" }
+            if pipeline.schedule == Schedule::DualPipe {
+                " and an even count, half from each end"
+            } else {
+                ""
+            }
         ),
     });
     match (stages, micro) {
@@ -429,7 +436,7 @@ pub fn Timeline(
         </ul>
         {move || data.with(|d| d.note.clone()).map(|note| view! { <p class="fig-pp__note" role="status">{note}</p> })}
         <details class="schedules">
-            <summary>"The four schedules compared"</summary>
+            <summary>"The schedules compared"</summary>
             <p class="schedules__basis">{move || data.with(|d| d.basis.clone())}</p>
             <ul class="schedules__list">
                 {rows(data, |d| &d.cards, |card| view! {

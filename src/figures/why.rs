@@ -14,7 +14,7 @@ use crate::model::choice::Choice;
 use crate::model::compute::training_time;
 use crate::model::memory::{fill, fits, TrainingState, ZeroStage};
 use crate::model::scenario::Scenario;
-use crate::model::units::{format_ratio, group_thousands, Count, Seconds};
+use crate::model::units::{format_ratio, group_thousands, trimmed, Count, Seconds};
 use crate::widgets::{num, rows, Equation, Piece, Readout, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<WhyParams>(
@@ -114,7 +114,11 @@ pub fn data(params: &WhyParams) -> WhyData {
             (
                 "weights",
                 "weights",
-                &format!("{}, {} B each", bytes.weights_label(), bytes.all_weights()),
+                &format!(
+                    "{}, {} B each",
+                    scenario.numerics().weights_label(),
+                    trimmed(bytes.all_weights(), 3)
+                ),
                 state.weights + state.fp8_copies,
             ),
             (

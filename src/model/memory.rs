@@ -85,15 +85,6 @@ impl BytesPerParam {
         self.gradients + self.main_gradients
     }
 
-    /// What the weights the passes keep are, for labels.
-    pub fn weights_label(&self) -> &'static str {
-        match (self.weights > 0.0, self.fp8_copies > 0.0) {
-            (true, true) => "bf16 weights and their FP8 casts",
-            (false, _) => "FP8 weights",
-            (true, false) => "bf16 weights",
-        }
-    }
-
     /// What Adam's moments are, for labels: 8 bytes a parameter in fp32, 4 in bf16.
     pub fn moments_label(&self) -> &'static str {
         if self.moments < 8.0 {

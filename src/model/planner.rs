@@ -141,6 +141,9 @@ pub struct PlanEstimate {
     pub total: Bytes,
     /// Its stage, from 0: the first unless the ends are lighter.
     pub peak_stage: u32,
+    /// The arithmetic's time under the number formats over its time in
+    /// BF16: below 1 with FP8 (`precision.rs`), else 1.
+    pub time_share: f64,
     /// Whether the training state alone fits the capacity less the reserve.
     pub state_fits: bool,
     /// Whether every stage's state and activations fit it.
@@ -687,6 +690,7 @@ impl Plan {
             mfu: model_flop / (peak * step),
             busy: busy_share,
             pace,
+            time_share: fp8_share,
         }
     }
 }

@@ -166,15 +166,35 @@ impl Numerics {
         self.precision != Precision::Bf16 && self.fp8.is_some()
     }
 
+    /// Bytes an FP8 weight takes on this GPU (with its transpose where it
+    /// needs one), when the passes run FP8.
+    pub fn fp8_weight_bytes(&self) -> Option<f64> {
+        self.fp8.filter(|_| self.fp8()).map(|f| f.weight_bytes)
+    }
+
+    /// What the weights the passes keep are, for labels.
+    pub fn weights_label(&self) -> &'static str {
+        match (self.fp8(), self.precision) {
+            (true, Precision::Fp8) => "bf16 weights and their FP8 casts",
+            (true, _) => "FP8 weights in the layers' matrices, bf16 elsewhere",
+            (false, _) => "bf16 weights",
+        }
+    }
+
+    /// The GPU's FP8 peak over its BF16 one (1 without FP8).
+    pub fn peaks_ratio(&self) -> f64 {
+        self.fp8.map_or(1.0, |fp8| {
+            fp8.peak.value() / self.bf16_peak.value().max(f64::MIN_POSITIVE)
+        })
+    }
+
     /// How much faster the FP8 matrix multiplies run than at BF16: 1 in
     /// BF16 or without FP8.
     pub fn matmul_gain(&self) -> f64 {
-        match (self.precision, self.fp8) {
-            (Precision::Bf16, _) | (_, None) => 1.0,
-            (_, Some(fp8)) => {
-                let peaks = fp8.peak.value() / self.bf16_peak.value().max(f64::MIN_POSITIVE);
-                1.0 + FP8_GAIN_SHARE * (peaks - 1.0).max(0.0)
-            }
+        if self.fp8() {
+            1.0 + FP8_GAIN_SHARE * (self.peaks_ratio() - 1.0).max(0.0)
+        } else {
+            1.0
         }
     }
 

@@ -60,12 +60,15 @@ pub struct PlannerData {
     pub summary: String,
 }
 
-/// The weights' part of the bar, named by what FP8 keeps when it runs.
+/// The weights' part of the bar, named by what FP8 keeps when it runs,
+/// with what its FP8 copies take on this GPU.
 fn weights_label(plan: &Plan) -> String {
-    if plan.numerics.fp8() {
-        format!("Weights ({})", plan.state_bytes().weights_label())
-    } else {
-        "Weights".to_string()
+    match plan.numerics.fp8_weight_bytes() {
+        Some(bytes) => format!(
+            "Weights ({}; FP8 takes {bytes} B a matrix parameter on this GPU)",
+            plan.numerics.weights_label()
+        ),
+        None => "Weights".to_string(),
     }
 }
 
@@ -265,7 +268,16 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             estimate.train_time,
         )
         .with_note(rate),
-        mfu: ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu).better(Better::Higher),
+        mfu: {
+            let mfu = ReadoutData::fraction("mfu", "MFU over the step", estimate.mfu)
+                .better(Better::Higher);
+            // FP8's multiplies run past the BF16 peak it is measured against.
+            if plan.numerics.fp8() {
+                mfu.with_note("of the BF16 peak, as MFU is published")
+            } else {
+                mfu
+            }
+        },
         step: step_parts(&estimate.breakdown),
         step_total: format!(
             "Where the step's {} go (the parts add up to the step time){}:",
@@ -295,15 +307,20 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
         .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
-        answer_fit: format!(
-            "{}: {total} of {} usable; ",
-            if estimate.fits {
-                "Fits"
-            } else {
-                "Does not fit"
-            },
-            Bytes(plan.capacity.value() - plan.reserve.value()),
-        ),
+        // A layout that cannot run (the verdict says why) is not a memory verdict.
+        answer_fit: if plan.problem().is_some() {
+            "Cannot run as laid out (see why below); ".to_string()
+        } else {
+            format!(
+                "{}: {total} of {} usable; ",
+                if estimate.fits {
+                    "Fits"
+                } else {
+                    "Does not fit"
+                },
+                Bytes(plan.capacity.value() - plan.reserve.value()),
+            )
+        },
         answer_time: format!(
             "Step {}; {} tokens in {}.",
             estimate.step_time,

@@ -95,6 +95,12 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
         flop.extend([times(), num(significant(estimate.pace, 4))]);
         step_flop.push(var("w", "pp"));
     }
+    // FP8 leaves the arithmetic this share f of its BF16 time.
+    let fp8 = estimate.time_share < 1.0;
+    if fp8 {
+        flop.extend([times(), num(significant(estimate.time_share, 3))]);
+        step_flop.push(var("f", "precision"));
+    }
     let mut arithmetic = vec![Piece::Frac(
         flop,
         vec![
@@ -119,8 +125,9 @@ pub(super) fn equations(plan: &Plan, estimate: &PlanEstimate, d: &PlannerData) -
     values.extend(seconds(step.data));
     all.push(Equation {
         words: format!(
-            "A step: its FLOP over N GPUs at rate X and the communication layers wait for, over one minus the \
+            "A step: its FLOP{} over N GPUs at rate X and the communication layers wait for, over one minus the \
              bubble, plus the data-parallel reduction left when the backward pass ends: {}",
+            if fp8 { ", times f, the share of its BF16 time FP8 leaves," } else { "" },
             d.step_time.text
         ),
         left: vec![Piece::Var("T", "step", "step-time")],

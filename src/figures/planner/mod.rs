@@ -69,7 +69,8 @@ pub const CHUNKS: NumberSpec = NumberSpec::whole("chunks", 2.0, 64.0);
 pub const CONTEXT: NumberSpec = NumberSpec::whole("cp", 1.0, 64.0);
 /// Expert-parallel degree.
 pub const EXPERT_PARALLEL: NumberSpec = NumberSpec::whole("ep", 1.0, 256.0);
-/// The schedules a planned run may use (ZB-H1 is the `pp` figure's to explore).
+/// The schedules a planned run may use, as the URL contract lists them (ZB-H1
+/// is the `pp` figure's to explore).
 const SCHEDULES: [Schedule; 5] = [
     Schedule::OneFOneB,
     Schedule::GPipe,

@@ -263,8 +263,9 @@ pub(super) fn rate_note(params: &PlannerParams, estimate: &PlanEstimate) -> Stri
     let numerics = params.scenario.numerics();
     let fp8 = if numerics.fp8() {
         format!(
-            ", the layers' matrix multiplies in FP8 {} as fast (assumed: {FP8_GAIN_SHARE} of the way to the FP8 peak)",
-            format_ratio(numerics.matmul_gain(), 2)
+            ", the layers' matrix multiplies in FP8 {} as fast (an assumption: FP8's peak is {} BF16's, and a whole run gains {FP8_GAIN_SHARE} of the difference)",
+            format_ratio(numerics.matmul_gain(), 2),
+            format_ratio(numerics.peaks_ratio(), 2)
         )
     } else {
         String::new()
