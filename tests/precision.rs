@@ -7,7 +7,9 @@
 
 mod common;
 
+use parallax::figures::figure::Params;
 use parallax::figures::find;
+use parallax::figures::planner::{data, PlannerParams};
 use parallax::model::query::Query;
 
 /// Llama 2 7B as quoted (6.74B), on one GPU: every byte of its state is on it.
@@ -190,5 +192,36 @@ fn deepseek_v3_adds_up_to_671b() {
     assert_eq!(
         planner("?fig=planner&model=deepseek-v3", "active-params"),
         active
+    );
+}
+
+/// Capacity and imbalance (Fedus et al. 2021, section 2.2): dropless, the
+/// busiest expert's load sets its layer's pace; with a capacity factor every
+/// expert is padded to it and the busiest drops what passes it. Mixtral on
+/// one H100 (no traffic, so the step is its arithmetic): the routed experts'
+/// FLOP a token is 6 × 32 layers × 2 experts × 3 × 4,096 × 14,336 (its
+/// configuration), and a step's tokens are 1,024 sequences of 32,768; at 64%
+/// of 989 TFLOP/s, a load 1.5 times the mean adds half of their time, a
+/// capacity of 1.25 a quarter, whatever the load, and drops 1 − 1.25/2 of
+/// the busiest expert's tokens when the load is 2.
+#[test]
+fn the_busiest_expert_or_the_capacity_sets_the_pace() {
+    let step = |routing: &str| {
+        planner(
+            &format!("?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&gpus=1{routing}"),
+            "step-time",
+        )
+    };
+    let routed = 6.0 * 32.0 * 2.0 * 3.0 * 4096.0 * 14336.0 * 1024.0 * 32768.0 / (989e12 * 0.64);
+    let even = step("");
+    assert!((step("&imbalance=1.5") - even - 0.5 * routed).abs() < 1e-6 * even);
+    assert!((step("&capacity-factor=1.25&imbalance=2") - even - 0.25 * routed).abs() < 1e-6 * even);
+    let query = Query::parse(
+        "?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&gpus=1&capacity-factor=1.25&imbalance=2",
+    );
+    let words = data(&PlannerParams::from_query(&query, &mut Vec::new())).timing;
+    assert!(
+        words.contains("the busiest drops 37.5% of its tokens"),
+        "{words}"
     );
 }

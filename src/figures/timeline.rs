@@ -379,6 +379,8 @@ pub fn Timeline(
 ) -> impl IntoView {
     let stages = move || data.with(|d| d.rows.len() as u32);
     let height = move || stages() * ROW_PX;
+    let compared_open = RwSignal::new(false);
+
     view! {
         <div class="fig-pp__timeline">
             <ol class="fig-pp__rows" aria-hidden="true">
@@ -435,16 +437,19 @@ pub fn Timeline(
             })}
         </ul>
         {move || data.with(|d| d.note.clone()).map(|note| view! { <p class="fig-pp__note" role="status">{note}</p> })}
-        <details class="schedules">
+        // The comparison's numbers are written while it is open and follow
+        // every step then; closed, a step touches none of them (six
+        // schedules', issue 38's DualPipes among them).
+        <details class="schedules" on:toggle=move |_| compared_open.update(|open| *open = !*open)>
             <summary>"The schedules compared"</summary>
-            <p class="schedules__basis">{move || data.with(|d| d.basis.clone())}</p>
+            <p class="schedules__basis">{move || compared_open.get().then(|| data.with(|d| d.basis.clone()))}</p>
             <ul class="schedules__list">
-                {rows(data, |d| &d.cards, |card| view! {
+                {rows(data, |d| &d.cards, move |card| view! {
                     <li class="schedules__card" class:schedules__card--current=move || card.with(|c| c.current)>
                         <strong>{move || card.with(|c| c.name)}</strong>
                         {move || card.with(|c| c.current).then_some(" (shown)")}
                         ": "
-                        {move || card.with(|c| c.numbers.clone())}
+                        {move || compared_open.get().then(|| card.with(|c| c.numbers.clone()))}
                         ". "
                         {move || card.with(|c| c.how)}
                     </li>

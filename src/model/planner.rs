@@ -37,6 +37,7 @@ use super::pipeline::{
 };
 use super::precision::Numerics;
 use super::presets::Architecture;
+use super::query::NumberSpec;
 use super::tensor::sent_per_gpu_per_layer;
 use super::units::{Bytes, Flop, Seconds};
 
@@ -70,6 +71,8 @@ pub struct Plan {
     pub bytes: BytesPerParam,
     /// The weights' and moments' formats, and the GPU's FP8 (`precision.rs`).
     pub numerics: Numerics,
+    /// How tokens reach their experts: capacity and load imbalance.
+    pub routing: Routing,
     pub rate: Rate,
     /// Model FLOPs utilisation over the whole step, when given (`step-mfu`):
     /// the rate while busy is then whatever gives it (at most the peak).
@@ -78,6 +81,65 @@ pub struct Plan {
     /// Training tokens, for the whole run's time.
     pub tokens: f64,
     pub links: Links,
+}
+
+/// How tokens reach their experts. An expert's capacity is the tokens it
+/// takes, a `capacity_factor` times the mean of tokens ÷ experts (Fedus et
+/// al. 2021, Switch Transformer, section 2.2): those beyond it are dropped,
+/// passing the layer by its residual, and every expert's buffer is padded
+/// to it. Without one (dropless, as Megatron-LM runs by default) every
+/// token is computed, and the busiest expert, `imbalance` times the mean,
+/// sets the pace of its layer, the all-to-all into its GPU too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Routing {
+    pub capacity_factor: Option<f64>,
+    /// The busiest expert's tokens over the mean, at least 1.
+    pub imbalance: f64,
+}
+
+/// An expert's capacity over the mean of its tokens (Fedus et al. 2021,
+/// section 2.2's capacity factor), the planner's `capacity-factor`; 0, the
+/// default, for none: dropless.
+pub const CAPACITY_FACTOR: NumberSpec = NumberSpec {
+    key: "capacity-factor",
+    min: 0.0,
+    max: 16.0,
+    integer: false,
+    suffixed: false,
+    lowered_by: None,
+};
+/// The busiest expert's tokens over the mean, 1 (even) to 16: `imbalance`.
+pub const IMBALANCE: NumberSpec = NumberSpec {
+    key: "imbalance",
+    min: 1.0,
+    max: 16.0,
+    integer: false,
+    suffixed: false,
+    lowered_by: None,
+};
+
+impl Routing {
+    /// Every token computed, spread evenly: what the planner assumed before.
+    pub const EVEN: Self = Self {
+        capacity_factor: None,
+        imbalance: 1.0,
+    };
+
+    /// The experts' work and exchange on the critical path over an even
+    /// split's: the capacity every buffer is padded to, or, dropless, the
+    /// busiest expert's load.
+    pub fn pace(&self) -> f64 {
+        self.capacity_factor
+            .unwrap_or(self.imbalance)
+            .max(f64::MIN_POSITIVE)
+    }
+
+    /// The share of the busiest expert's tokens dropped: those past its
+    /// capacity, 1 − c/imbalance when its load passes it.
+    pub fn dropped(&self) -> f64 {
+        self.capacity_factor
+            .map_or(0.0, |c| (1.0 - c / self.imbalance.max(1.0)).max(0.0))
+    }
 }
 
 /// Why a layout cannot run as given.
@@ -548,7 +610,7 @@ impl Plan {
                 f64::from(self.arch.hidden),
                 self.arch.experts_used() as u32,
                 ep,
-            ) * (2.0 * per_stage)
+            ) * (2.0 * per_stage * self.routing.pace())
         } else {
             Bytes(0.0)
         };
@@ -565,7 +627,24 @@ impl Plan {
         let recompute_run = setup.recompute_run();
         let recompute_token = recompute_flop_per_token(recompute_run, &self.arch, seq);
         let model_flop = model_token * step_tokens;
-        let hardware_flop = model_flop + recompute_token * step_tokens;
+        // The routed experts' arithmetic, padded to capacity or waiting for
+        // the busiest expert (`Routing`), beyond an even split's.
+        let routed = if self.arch.experts > 1 {
+            let per_pass = 2.0
+                * f64::from(self.arch.layers)
+                * self.arch.layer_expert_params()
+                * self.arch.experts_used()
+                / self.arch.experts();
+            let passes = if recompute_run == Recompute::Full {
+                4.0
+            } else {
+                3.0
+            };
+            passes * per_pass * (self.routing.pace() - 1.0) * step_tokens
+        } else {
+            0.0
+        };
+        let hardware_flop = model_flop + recompute_token * step_tokens + routed;
         // FP8 runs the layers' matrix multiplies faster (`precision.rs`):
         // the arithmetic takes this share of its BF16 time.
         let fp8_share = self.numerics.time_share(
@@ -631,7 +710,8 @@ impl Plan {
         // drawn in the bar and counted as DOM nodes).
         let breakdown_at = |sustained: f64| {
             let sustained = sustained.max(f64::MIN_POSITIVE) / fp8_share;
-            let compute = model_flop * pace / sustained;
+            // The model's FLOP and the experts' padding or wait, not recomputation.
+            let compute = (model_flop + routed) * pace / sustained;
             let recompute = hardware_flop * pace / sustained - compute;
             let exchange = exchange(compute + recompute);
             let critical = seconds(tensor_group) + exchange;
@@ -876,6 +956,7 @@ mod tests {
             reserve: DEFAULT_RESERVE,
             bytes: BytesPerParam::MIXED_PRECISION_ADAM,
             numerics: Numerics::default(),
+            routing: Routing::EVEN,
             rate: Rate {
                 peak: crate::model::units::FlopPerSecond(150e12),
                 busy: 1.0,

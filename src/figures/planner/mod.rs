@@ -28,7 +28,8 @@ use crate::model::comm::Links;
 use crate::model::memory::{fewest_gpus, fits, BytesPerParam, TrainingState, ZeroStage};
 use crate::model::pipeline::{layers_per_stage, Schedule};
 use crate::model::planner::{
-    fixes, Fix, LayoutProblem, Plan, PlanEstimate, DEFAULT_RESERVE, MAX_GPUS,
+    fixes, Fix, LayoutProblem, Plan, PlanEstimate, Routing, CAPACITY_FACTOR, DEFAULT_RESERVE,
+    IMBALANCE, MAX_GPUS,
 };
 use crate::model::presets::{model_preset, model_sources, nearest_model, Mlp, MODELS};
 use crate::model::query::{Notice, NumberSpec, Pairs, Query};
@@ -115,6 +116,10 @@ pub struct PlannerParams {
     pub context: u32,
     /// Expert-parallel degree ep.
     pub experts_parallel: u32,
+    /// An expert's capacity over the mean of its tokens; 0 for none (dropless).
+    pub capacity_factor: f64,
+    /// The busiest expert's tokens over the mean.
+    pub imbalance: f64,
     /// Whether the layout search is open.
     pub search: bool,
     /// Memory a GPU keeps back from the training, in GB (10⁹ bytes).
@@ -142,6 +147,8 @@ impl Default for PlannerParams {
             chunks: 2,
             context: 1,
             experts_parallel: 1,
+            capacity_factor: 0.0,
+            imbalance: 1.0,
             search: false,
             reserve: DEFAULT_RESERVE.value() / 1e9,
         }
@@ -181,6 +188,10 @@ impl PlannerParams {
             tokens: self.scenario.tokens,
             context: self.context,
             experts: self.experts_parallel,
+            routing: Routing {
+                capacity_factor: (self.capacity_factor > 0.0).then_some(self.capacity_factor),
+                imbalance: self.imbalance.max(1.0),
+            },
             links: Links::of(&gpu),
         }
     }
@@ -354,6 +365,18 @@ impl Params for PlannerParams {
         .limited_by(|p| f64::from(p.scenario.arch().experts), "set by the model's experts")
         .shown_when(|p| p.scenario.arch().experts > 1)
         .help("Expert-parallel degree ep: GPUs of the data-parallel group the experts are spread over (1 to the experts)."),
+        Param::<Self>::number("Expert capacity factor (0: none)", CAPACITY_FACTOR, |p| p.capacity_factor, |p, v| {
+            p.capacity_factor = v
+        })
+        .text_box()
+        .shown_when(|p| p.scenario.arch().experts > 1)
+        .help("An expert's capacity over the mean of its tokens: tokens beyond it are dropped and every expert is padded to it; 0 (the default) for none, every token computed."),
+        Param::<Self>::number("Busiest expert's load over the mean", IMBALANCE, |p| p.imbalance, |p, v| {
+            p.imbalance = v
+        })
+        .text_box()
+        .shown_when(|p| p.scenario.arch().experts > 1)
+        .help("The busiest expert's tokens over the mean (1: an even split): without a capacity it sets its layer's pace."),
         shared::batch(),
         Param::<Self>::number(
             "Sequence length (tokens)",

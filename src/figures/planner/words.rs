@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::comm::Link;
-use crate::model::planner::Group;
+use crate::model::planner::{Group, Routing};
 use crate::model::precision::FP8_GAIN_SHARE;
 use crate::model::units::format_ratio;
 
@@ -168,6 +168,29 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
         group_thousands(estimate.tokens_per_gpu_per_second.round()),
         Fraction(estimate.mfu),
     );
+    let routing = plan.routing;
+    if plan.arch.experts > 1 && routing != Routing::EVEN {
+        let dropped = routing.dropped();
+        text.push_str(&format!(
+            " The experts' arithmetic and all-to-alls take {} an even split's, {}{}.",
+            format_ratio(routing.pace(), 2),
+            match routing.capacity_factor {
+                Some(c) => format!(
+                    "every expert padded to its capacity of {} the mean",
+                    format_ratio(c, 2)
+                ),
+                None => format!(
+                    "waiting for the busiest expert, {} the mean",
+                    format_ratio(routing.imbalance, 2)
+                ),
+            },
+            if dropped > 0.0 {
+                format!("; the busiest drops {} of its tokens", Fraction(dropped))
+            } else {
+                String::new()
+            }
+        ));
+    }
     let run = plan.sequences_run();
     if run != plan.batch {
         text.push_str(&format!(

@@ -5,6 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use parallax_fuzz::model::memory::{BytesPerParam, TrainingState};
+use parallax_fuzz::model::planner::{Routing, CAPACITY_FACTOR, IMBALANCE};
 use parallax_fuzz::model::query::{to_search, Query};
 use parallax_fuzz::model::scenario::Scenario;
 
@@ -12,6 +13,17 @@ fuzz_target!(|search: &str| {
     let query = Query::parse(search);
     let mut notices = Vec::new();
     let scenario = Scenario::from_query(&query, &mut notices);
+    // The planner's routing keys (issue 38): any value reads as one in range.
+    let capacity = CAPACITY_FACTOR.read(&query, 0.0, &mut notices);
+    let routing = Routing {
+        capacity_factor: (capacity > 0.0).then_some(capacity),
+        imbalance: IMBALANCE.read(&query, 1.0, &mut notices),
+    };
+    assert!(
+        routing.pace().is_finite() && routing.pace() > 0.0,
+        "{routing:?}"
+    );
+    assert!((0.0..=1.0).contains(&routing.dropped()), "{routing:?}");
     for notice in &notices {
         assert!(
             query.get(&notice.key).is_some(),
