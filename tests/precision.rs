@@ -195,15 +195,15 @@ fn deepseek_v3_adds_up_to_671b() {
     );
 }
 
-/// Capacity and imbalance (Fedus et al. 2021, section 2.2): dropless, the
-/// busiest expert's load sets its layer's pace; with a capacity factor every
-/// expert is padded to it and the busiest drops what passes it. Mixtral on
-/// one H100 (no traffic, so the step is its arithmetic): the routed experts'
-/// FLOP a token is 6 × 32 layers × 2 experts × 3 × 4,096 × 14,336 (its
-/// configuration), and a step's tokens are 1,024 sequences of 32,768; at 64%
-/// of 989 TFLOP/s, a load 1.5 times the mean adds half of their time, a
-/// capacity of 1.25 a quarter, whatever the load, and drops 1 − 1.25/2 of
-/// the busiest expert's tokens when the load is 2.
+/// Capacity and imbalance (Fedus et al. 2021, section 2.2): the busiest
+/// expert's load sets its layer's pace, capped at a capacity when there is
+/// one, past which it drops tokens. Mixtral on one H100 (no traffic, so the
+/// step is its arithmetic): the routed experts' FLOP a token is 6 × 32
+/// layers × 2 experts × 3 × 4,096 × 14,336 (its configuration), and a step's
+/// tokens are 1,024 sequences of 32,768; at 64% of 989 TFLOP/s, a load 1.5
+/// times the mean adds half of their time; a load of 2 capped at a capacity
+/// of 1.25 a quarter, and drops 1 − 1.25/2 of the busiest expert's tokens;
+/// under a capacity of 3 a load of 1.5 keeps its 1.5.
 #[test]
 fn the_busiest_expert_or_the_capacity_sets_the_pace() {
     let step = |routing: &str| {
@@ -216,6 +216,7 @@ fn the_busiest_expert_or_the_capacity_sets_the_pace() {
     let even = step("");
     assert!((step("&imbalance=1.5") - even - 0.5 * routed).abs() < 1e-6 * even);
     assert!((step("&capacity-factor=1.25&imbalance=2") - even - 0.25 * routed).abs() < 1e-6 * even);
+    assert!((step("&capacity-factor=3&imbalance=1.5") - even - 0.5 * routed).abs() < 1e-6 * even);
     let query = Query::parse(
         "?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&gpus=1&capacity-factor=1.25&imbalance=2",
     );

@@ -86,10 +86,11 @@ pub struct Plan {
 /// How tokens reach their experts. An expert's capacity is the tokens it
 /// takes, a `capacity_factor` times the mean of tokens ÷ experts (Fedus et
 /// al. 2021, Switch Transformer, section 2.2): those beyond it are dropped,
-/// passing the layer by its residual, and every expert's buffer is padded
-/// to it. Without one (dropless, as Megatron-LM runs by default) every
-/// token is computed, and the busiest expert, `imbalance` times the mean,
-/// sets the pace of its layer, the all-to-all into its GPU too.
+/// passing the layer by its residual. Without one (dropless, as Megatron-LM
+/// runs by default) every token is computed. Either way the busiest expert,
+/// `imbalance` times the mean, capped at the capacity, sets the pace of its
+/// layer, the all-to-all into its GPU too (Megatron-LM pads the experts'
+/// inputs to the capacity only when asked, `--moe-pad-expert-input-to-capacity`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Routing {
     pub capacity_factor: Option<f64>,
@@ -126,11 +127,11 @@ impl Routing {
     };
 
     /// The experts' work and exchange on the critical path over an even
-    /// split's: the capacity every buffer is padded to, or, dropless, the
-    /// busiest expert's load.
+    /// split's: the busiest expert's load, capped at the capacity.
     pub fn pace(&self) -> f64 {
+        let load = self.imbalance.max(1.0);
         self.capacity_factor
-            .unwrap_or(self.imbalance)
+            .map_or(load, |c| c.min(load))
             .max(f64::MIN_POSITIVE)
     }
 

@@ -557,7 +557,7 @@ pub const MODELS: [ModelPreset; 9] = [
             ..LLAMA
         },
         attention: Attention::Flash,
-        source: "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sections 2.1 and 4.2 (671B parameters, 37B a token; 61 layers, width 7,168, 128 heads, MLA, 1 shared and 256 routed experts of width 2,048, 8 a token, the first 3 layers dense; sequence 4,096 in pre-training); config of deepseek-ai/DeepSeek-V3 (q_lora_rank 1,536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, intermediate_size 18,432, vocabulary 129,280); the multi-token prediction module's 14B left out, as the report's 671B does",
+        source: "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sections 2.1 and 4.2 (671B parameters, 37B a token; 61 layers, width 7,168, 128 heads, MLA, 1 shared and 256 routed experts of width 2,048, 8 a token, the first 3 layers dense; sequence 4,096 in pre-training); config of deepseek-ai/DeepSeek-V3 (q_lora_rank 1,536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, intermediate_size 18,432, vocabulary 129,280); the multi-token prediction module left out, as the report's 671B leaves it out; DeepSeek's README_WEIGHTS.md gives 36.7B activated, 0.85B below what the configuration adds up to here",
     },
 ];
 

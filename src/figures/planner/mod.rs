@@ -370,7 +370,7 @@ impl Params for PlannerParams {
         })
         .text_box()
         .shown_when(|p| p.scenario.arch().experts > 1)
-        .help("An expert's capacity over the mean of its tokens: tokens beyond it are dropped and every expert is padded to it; 0 (the default) for none, every token computed."),
+        .help("An expert's capacity over the mean of its tokens: tokens beyond it are dropped; 0 (the default) for none, every token computed."),
         Param::<Self>::number("Busiest expert's load over the mean", IMBALANCE, |p| p.imbalance, |p, v| {
             p.imbalance = v
         })

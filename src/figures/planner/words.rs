@@ -176,7 +176,8 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
             format_ratio(routing.pace(), 2),
             match routing.capacity_factor {
                 Some(c) => format!(
-                    "every expert padded to its capacity of {} the mean",
+                    "waiting for the busiest expert, {} the mean, capped at the capacity of {} the mean",
+                    format_ratio(routing.imbalance, 2),
                     format_ratio(c, 2)
                 ),
                 None => format!(
