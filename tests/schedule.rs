@@ -1,8 +1,6 @@
 //! The pipeline simulator against the closed forms, and its timelines
 //! against the dependencies every schedule must respect.
 
-mod common;
-
 use std::collections::HashMap;
 
 use parallax::model::activations::in_flight;
@@ -356,34 +354,4 @@ fn gpipe_and_one_f_one_b_have_equal_bubbles_for_any_block_lengths() {
             }
         }
     }
-}
-
-/// In the planner, DualPipe's GPU keeps a stage of each direction: Llama 3
-/// 70B's 80 layers on 8 stages of 10, its first GPU holds stage 0 (with the
-/// embedding) and stage 7 (with the output layer), twice the training state
-/// of 1F1B's fullest GPU, as the README's "Parameter 2×" says; DualPipeV
-/// keeps one copy. Its bubble is the README's (p − 2)/(3m + p − 2) at the
-/// planner's m = 1,024 / (8 replicas × 1) = 128 micro-batches. An odd
-/// number of stages cannot pair up: the layout does not run.
-#[test]
-fn dualpipe_in_the_planner() {
-    let state = |schedule: &str, id: &str| {
-        common::readout(
-            "planner",
-            &format!("?fig=planner&model=llama3-70b&gpu=h100-sxm&gpus=512&tp=8&pp=8&stage=1&schedule={schedule}"),
-            id,
-        )
-    };
-    let ratio = state("dualpipe", "state-per-gpu") / state("1f1b", "state-per-gpu");
-    assert!((ratio - 2.0).abs() < 1e-3, "{ratio}");
-    assert_eq!(
-        state("dualpipev", "state-per-gpu"),
-        state("1f1b", "state-per-gpu")
-    );
-    let (p, m) = (8.0, 128.0);
-    assert!((state("dualpipe", "bubble") - (p - 2.0) / (3.0 * m + p - 2.0)).abs() < 1e-12);
-    assert!((state("dualpipev", "bubble") - (p - 1.0) / (3.0 * m + p - 1.0)).abs() < 1e-12);
-    let odd =
-        "?fig=planner&model=llama3-70b&gpu=h100-sxm&gpus=504&tp=8&pp=7&stage=1&schedule=dualpipe";
-    assert_eq!(common::readout("planner", odd, "fits"), 0.0);
 }
