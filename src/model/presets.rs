@@ -625,6 +625,24 @@ const TYPICAL_BUSY: f64 = 0.64;
 /// Binary units, as devices report their memory.
 const MIB: f64 = Bytes::GIB / 1024.0;
 
+/// NVIDIA's H100 SXM, which the H800 shares but for its NVLink.
+const H100: GpuPreset = GpuPreset {
+    id: "h100-sxm",
+    name: "NVIDIA H100 SXM",
+    memory: Bytes(81_559.0 * MIB),
+    peak: FlopPerSecond(989e12),
+    busy: TYPICAL_BUSY,
+    nvlink: BytesPerSecond(450e9),
+    network: BytesPerSecond(50e9),
+    gpus_per_node: 8,
+    nvlink_domain: 8,
+    fp8: Some(Fp8 {
+        peak: FlopPerSecond(1979e12),
+        weight_bytes: HOPPER_FP8_WEIGHT,
+    }),
+    source: "NVIDIA H100 datasheet: 80 GB HBM3, which nvidia-smi reports as 81,559 MiB (79.6 GiB); 989 TFLOP/s dense BF16, 1,979 dense FP8 (3,958 with sparsity); NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
+};
+
 /// The spec's GPU presets.
 pub const GPUS: [GpuPreset; 8] = [
     GpuPreset {
@@ -657,37 +675,14 @@ pub const GPUS: [GpuPreset; 8] = [
         fp8: None,
         source: "NVIDIA A100 datasheet: 80 GB HBM2e, which nvidia-smi reports as 81,920 MiB (80 GiB); 312 TFLOP/s dense BF16; NVLink 3 600 GB/s both ways; one 200 Gb/s HDR InfiniBand port per GPU",
     },
-    GpuPreset {
-        id: "h100-sxm",
-        name: "NVIDIA H100 SXM",
-        memory: Bytes(81_559.0 * MIB),
-        peak: FlopPerSecond(989e12),
-        busy: TYPICAL_BUSY,
-        nvlink: BytesPerSecond(450e9),
-        network: BytesPerSecond(50e9),
-        gpus_per_node: 8,
-        nvlink_domain: 8,
-        fp8: Some(Fp8 {
-            peak: FlopPerSecond(1979e12),
-            weight_bytes: HOPPER_FP8_WEIGHT,
-        }),
-        source: "NVIDIA H100 datasheet: 80 GB HBM3, which nvidia-smi reports as 81,559 MiB (79.6 GiB); 989 TFLOP/s dense BF16, 1,979 dense FP8 (3,958 with sparsity); NVLink 4 900 GB/s both ways; one 400 Gb/s NDR port per GPU",
-    },
+    H100,
+    // The H100's chip with DeepSeek-V3's links.
     GpuPreset {
         id: "h800",
         name: "NVIDIA H800 SXM",
-        memory: Bytes(81_559.0 * MIB),
-        peak: FlopPerSecond(989e12),
-        busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(160e9),
-        network: BytesPerSecond(50e9),
-        gpus_per_node: 8,
-        nvlink_domain: 8,
-        fp8: Some(Fp8 {
-            peak: FlopPerSecond(1979e12),
-            weight_bytes: HOPPER_FP8_WEIGHT,
-        }),
         source: "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sections 3.1 and 3.2.2: 8 H800s a node on NVLink and NVSwitch, 160 GB/s, and InfiniBand between nodes, 50 GB/s; the H100's Hopper chip, so its 80 GB (taken as the H100's 81,559 MiB), 989 TFLOP/s dense BF16 and 1,979 dense FP8",
+        ..H100
     },
     GpuPreset {
         id: "h200",
