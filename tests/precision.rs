@@ -255,3 +255,63 @@ fn dualpipe_in_the_planner() {
         "?fig=planner&model=llama3-70b&gpu=h100-sxm&gpus=504&tp=8&pp=7&stage=1&schedule=dualpipe";
     assert_eq!(planner(odd, "fits"), 0.0);
 }
+
+/// Expert tensor parallelism (`etp`), as Megatron-LM lays it out
+/// (`megatron/core/parallel_state.py`: a second rank grid for the experts,
+/// expert tensor fastest, then experts, cp 1; its expert data-parallel size
+/// is the world over etp × ep × pp). Mixtral 8x7B on 64 H100s, t 2, ep 8:
+/// its 32 layers of 8 experts of 3 × 4,096 × 14,336 (its configuration,
+/// 45,097,156,608 in all) split etp × ep ways; ZeRO shards them over
+/// 64/(etp × 8); the MLP's two all-reduces of a layer's four leave the
+/// tensor traffic at etp 1 (Mixtral has no dense layers: half of it goes);
+/// the all-to-all group's ranks sit etp apart, so on 16 GPUs at t 8 and
+/// ep 2 they are ranks 0 and 1 at etp 1 (one node, NVLink) and 0 and 8 at
+/// etp 8 (two nodes, the network). A grid that does not tile a stage's t·cp·d
+/// GPUs does not run; ep 8 with d 4 does at etp 1 (8 of 8).
+#[test]
+fn expert_tensor_parallelism_regroups_the_experts() {
+    use parallax::model::comm::Link;
+    use parallax::model::planner::{Group, LayoutProblem, Plan};
+    let plan = |query: &str| -> Plan {
+        let query = Query::parse(&format!(
+            "?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&stage=1&sp=1{query}"
+        ));
+        PlannerParams::from_query(&query, &mut Vec::new()).plan()
+    };
+    let experts = 32.0 * 8.0 * 3.0 * 4096.0 * 14336.0;
+    assert_eq!(experts, 45_097_156_608.0);
+    for (etp, grid, expert_replicas) in [("&etp=1", 8.0, 8), ("", 16.0, 4), ("&etp=2", 16.0, 4)] {
+        let plan = plan(&format!("&gpus=64&tp=2&ep=8{etp}"));
+        assert!(
+            (plan.loaded_stage().experts - experts / grid).abs() < 1.0,
+            "{etp}"
+        );
+        assert_eq!(plan.shards(), (32, expert_replicas), "{etp}");
+        assert_eq!(plan.problem(), None);
+    }
+    let tensor = |etp: &str| {
+        plan(&format!("&gpus=64&tp=2&ep=8{etp}"))
+            .estimate()
+            .group(Group::Tensor)
+            .sent
+            .value()
+    };
+    assert!(tensor("") > 0.0);
+    assert!((tensor("&etp=1") - tensor("") / 2.0).abs() < 1e-9 * tensor(""));
+    let link = |etp: &str| {
+        plan(&format!("&gpus=16&tp=8&ep=2{etp}"))
+            .estimate()
+            .group(Group::Experts)
+            .link
+    };
+    assert_eq!(link("&etp=1"), Link::NvLink);
+    assert_eq!(link(""), Link::Network);
+    assert_eq!(plan("&gpus=8&tp=2&ep=8&etp=1").problem(), None);
+    assert_eq!(
+        plan("&gpus=8&tp=2&ep=8").problem(),
+        Some(LayoutProblem::ExpertsDoNotDivide {
+            grid: 16,
+            stage_gpus: 8
+        })
+    );
+}

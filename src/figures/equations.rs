@@ -224,7 +224,7 @@ pub fn bubble(schedule: Schedule, p: u32, m: u32, v: u32, readout: &ReadoutData)
 }
 
 /// One GPU's state of a mixture of experts: its dense slice sharded over
-/// `n_dense` GPUs and its experts over `n_experts` (d·cp and d·cp/ep).
+/// `n_dense` GPUs and its experts over `n_experts` (d·cp and t·cp·d/(etp·ep)).
 pub fn state_split(
     bytes: BytesPerParam,
     stage: ZeroStage,

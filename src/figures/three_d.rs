@@ -115,8 +115,32 @@ pub const RANK: NumberSpec = NumberSpec::whole("rank", 0.0, 1_048_575.0);
 /// One tensor-parallel group in the grid.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
-    /// The node that holds this group.
-    pub node: u32,
+    /// The NVLink domain (node or rack) that holds this group.
+    pub domain: u32,
+}
+
+/// How the grid numbers its cells' NVLink domains: the layout's rank order
+/// cut into domains of `size` GPUs, each called `name` (`GpuPreset::domain_name`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Domains {
+    pub layout: Layout,
+    pub size: u32,
+    pub name: &'static str,
+}
+
+impl Domains {
+    /// The domain of the group of (replica, stage): its first rank's.
+    pub fn of(&self, replica: u32, stage: u32) -> u32 {
+        self.layout.node_of(replica, stage, self.size)
+    }
+
+    /// Whether that group is the first of a domain that holds several: where
+    /// the grid draws the domain's edge (a rack of 72 holds 9 groups of 8;
+    /// a node of 8, one, and its box is its edge).
+    pub fn starts(&self, replica: u32, stage: u32) -> bool {
+        let size = self.size.max(1);
+        size > self.layout.tensor.max(1) && self.layout.rank(0, replica, stage).is_multiple_of(size)
+    }
 }
 
 /// Everything the `3d` view draws.
@@ -132,9 +156,8 @@ pub struct ThreeDData {
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
-    /// The layout and the GPUs of a node, from which the grid numbers each
-    /// cell's node (`Layout::node_of`).
-    pub numbering: (Layout, u32),
+    /// How the grid numbers each cell's NVLink domain.
+    pub numbering: Domains,
     /// N = t·p·d, the state per GPU and the time, with the current values.
     pub equations: Vec<Equation>,
     pub caption: String,
@@ -192,7 +215,7 @@ fn not_drawn(drawn: &[u32], d: u32) -> String {
 }
 
 /// The selected rank's groups in words: which talk over NVLink, which over the network.
-fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
+fn rank_words(layout: &Layout, rank: u32, domains: (u32, &str)) -> String {
     // A rank beyond the layout's GPUs (a URL's) is its last GPU, as the grid marks it.
     let rank = layout.existing_rank(rank);
     let (tp, dp, pp) = layout.coordinates(rank);
@@ -201,21 +224,22 @@ fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
         layout.pipeline.max(1),
         layout.data.max(1),
     );
-    let node = |rank: u32| rank / gpus_per_node.max(1);
+    let (size, name) = domains;
+    let domain = |rank: u32| rank / size.max(1);
     let span = |ranks: &[u32]| {
-        let mut nodes: Vec<u32> = ranks.iter().map(|&r| node(r)).collect();
-        nodes.dedup();
-        match nodes.as_slice() {
-            [one] => format!("inside node {one}: NVLink"),
+        let mut domains: Vec<u32> = ranks.iter().map(|&r| domain(r)).collect();
+        domains.dedup();
+        match domains.as_slice() {
+            [one] => format!("inside {name} {one}: NVLink"),
             few if few.len() <= 8 => {
                 let names: Vec<String> = few.iter().map(u32::to_string).collect();
                 let (last, rest) = names
                     .split_last()
                     .map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
-                format!("across nodes {} and {last}: the network", rest.join(", "))
+                format!("across {name}s {} and {last}: the network", rest.join(", "))
             }
             many => format!(
-                "across {} nodes, {} to {}: the network",
+                "across {} {name}s, {} to {}: the network",
                 many.len(),
                 many.first().copied().unwrap_or(0),
                 many.last().copied().unwrap_or(0)
@@ -226,10 +250,10 @@ fn rank_words(layout: &Layout, rank: u32, gpus_per_node: u32) -> String {
     let data: Vec<u32> = (0..d).map(|replica| layout.rank(tp, replica, pp)).collect();
     let (first, last) = (layout.rank(0, dp, pp), layout.rank(t - 1, dp, pp));
     format!(
-        "Rank {rank} (node {}) is tensor index {tp} of replica {dp} on stage {pp}, marked in its group. Its tensor group of \
+        "Rank {rank} ({name} {}) is tensor index {tp} of replica {dp} on stage {pp}, marked in its group. Its tensor group of \
          {t} (outlined solid) {}; its pipeline group of {p} (its row, dashed) {}; its data-parallel \
          group of {d} (its column, dotted) {}.",
-        node(rank),
+        domain(rank),
         if t > 1 { format!("is ranks {first} to {last} and talks {}", span(&[first, last])) } else { "is itself".to_string() },
         if p > 1 { format!("talks {}", span(&pipeline)) } else { "is itself".to_string() },
         if d > 1 { format!("talks {}", span(&data)) } else { "is itself".to_string() },
@@ -272,12 +296,17 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
     if selected_replica >= ROWS_DRAWN {
         replicas[ROWS_DRAWN as usize - 1] = selected_replica;
     }
+    let domains = Domains {
+        layout,
+        size: gpu.nvlink_domain,
+        name: gpu.domain_name(),
+    };
     let rows = replicas
         .iter()
         .map(|&replica| {
             (0..p)
                 .map(|stage| Cell {
-                    node: layout.node_of(replica, stage, gpu.gpus_per_node),
+                    domain: domains.of(replica, stage),
                 })
                 .collect()
         })
@@ -321,26 +350,53 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         replicas,
         selected_tp,
         tensor: t,
-        numbering: (layout, gpu.gpus_per_node),
+        numbering: domains,
         equations: Vec::new(),
-        caption: format!(
-            "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node."
-        ),
+        caption: if domains.name == "node" {
+            format!(
+                "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node, whose NVLink joins its {} GPUs.",
+                domains.size
+            )
+        } else {
+            format!(
+                "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs; NVLink joins the {} GPUs of a rack, and a thick top edge marks the first group of each rack.",
+                domains.size
+            )
+        },
         more,
         gpus: ReadoutData::count("gpus", "GPUs", f64::from(result.gpus)),
         nodes: ReadoutData::count("nodes", "Nodes", f64::from(result.nodes)),
         state_per_gpu: ReadoutData::bytes("state-per-gpu", "State per GPU", state),
         bubble: ReadoutData::fraction("bubble", "Pipeline bubble", result.bubble),
-        train_time: ReadoutData::seconds("train-time", format!("{} tokens take", Count(scenario.tokens)), result.time)
-            .with_note(shared::rate_note(scenario)),
+        train_time: ReadoutData::seconds(
+            "train-time",
+            format!("{} tokens take", Count(scenario.tokens)),
+            result.time,
+        )
+        .with_note(shared::rate_note(scenario)),
         selected: {
             let (_, replica, stage) = layout.coordinates(params.rank);
             (replica, stage)
         },
-        rank_words: rank_words(&layout, params.rank, gpu.gpus_per_node),
-        rank_tp: ReadoutData::count("rank-tp", "Selected rank: tensor index", f64::from(layout.coordinates(params.rank).0)).better(Better::NotCompared),
-        rank_dp: ReadoutData::count("rank-dp", "Selected rank: data index", f64::from(layout.coordinates(params.rank).1)).better(Better::NotCompared),
-        rank_pp: ReadoutData::count("rank-pp", "Selected rank: pipeline index", f64::from(layout.coordinates(params.rank).2)).better(Better::NotCompared),
+        rank_words: rank_words(&layout, params.rank, (domains.size, domains.name)),
+        rank_tp: ReadoutData::count(
+            "rank-tp",
+            "Selected rank: tensor index",
+            f64::from(layout.coordinates(params.rank).0),
+        )
+        .better(Better::NotCompared),
+        rank_dp: ReadoutData::count(
+            "rank-dp",
+            "Selected rank: data index",
+            f64::from(layout.coordinates(params.rank).1),
+        )
+        .better(Better::NotCompared),
+        rank_pp: ReadoutData::count(
+            "rank-pp",
+            "Selected rank: pipeline index",
+            f64::from(layout.coordinates(params.rank).2),
+        )
+        .better(Better::NotCompared),
         summary,
     };
     figure.equations = equations(params, &figure);
@@ -562,7 +618,7 @@ impl Params for ThreeDParams {
                         <tbody>
                             // Replica rows come and go one by one, each built once.
                             {rows(data, |d| &d.replicas, move |replica| {
-                                let node = move |stage: u32| numbering.with(|(layout, per_node)| layout.node_of(replica.get(), stage, *per_node));
+                                let domain = move |stage: u32| numbering.with(|n| format!("{} {}", n.name, n.of(replica.get(), stage)));
                                 view! {
                                         <tr>
                                             <th scope="row">{move || format!("DP {}", replica.get())}</th>
@@ -577,6 +633,7 @@ impl Params for ThreeDParams {
                                                             class:fig-3d__group--selected=move || is(|s, r, p| s == (r, p))
                                                             class:fig-3d__group--pipeline=move || is(|s, r, p| s.0 == r && s.1 != p)
                                                             class:fig-3d__group--data=move || is(|s, r, p| s.1 == p && s.0 != r)
+                                                            class:fig-3d__group--domain-start=move || numbering.with(|n| n.starts(replica.get(), stage))
                                                             aria-pressed=move || is(|s, r, p| s == (r, p)).to_string()
                                                             on:click=move |e| select(replica.get_untracked(), stage, gpu_clicked(&e))
                                                         >
@@ -588,7 +645,7 @@ impl Params for ThreeDParams {
                                                                     <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
                                                                 }).collect_view()}
                                                             </span>
-                                                            <span class="fig-3d__node">{move || format!("node {}", node(stage))}</span>
+                                                            <span class="fig-3d__node">{move || domain(stage)}</span>
                                                         </button>
                                                     </td>
                                                 }
@@ -657,7 +714,7 @@ mod tests {
             "{words}"
         );
         params.layout.tensor = 1;
-        assert!(rank_words(&params.layout, 5, 8)
+        assert!(rank_words(&params.layout, 5, (8, "node"))
             .contains("Its tensor group of 1 (outlined solid) is itself;"));
     }
 
@@ -674,20 +731,59 @@ mod tests {
             ]
         );
         assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
-        assert_eq!(d.rows[1][2].node, 17);
+        assert_eq!(d.rows[1][2].domain, 17);
         // The grid numbers each node from `numbering`, Megatron-LM's order
         // (tensor fastest, then data, then pipeline), 8 GPUs a node:
         // replica r, stage s of 8 × 4 × 8 starts at rank 8·(r + 8·s), so
         // replica 1, stage 2 is on node 8·17 / 8 = 17, as drawn.
-        let (layout, per_node) = d.numbering;
-        assert_eq!(per_node, 8);
+        let Domains { layout, size, name } = d.numbering;
+        assert_eq!((size, name), (8, "node"));
         for (row, replica) in d.replicas.iter().enumerate() {
             for (stage, cell) in d.rows[row].iter().enumerate() {
                 let stage = stage as u32;
-                assert_eq!(8 * (replica + 8 * stage) / 8, cell.node);
-                assert_eq!(layout.node_of(*replica, stage, per_node), cell.node);
+                assert_eq!(8 * (replica + 8 * stage) / 8, cell.domain);
+                assert_eq!(layout.node_of(*replica, stage, size), cell.domain);
+                // A node of 8 holds one group of 8: its box is its edge.
+                assert!(!d.numbering.starts(*replica, stage));
             }
         }
+    }
+
+    /// On a GB200 NVL72 the NVLink domain is the rack of 72 GPUs (its
+    /// datasheet), not the compute tray of 4. The default 8 × 4 × 8: the
+    /// group of replica r, stage s starts at rank 8·(r + 8s), in rack
+    /// 8·(r + 8s)/72, and starts a rack where r + 8s is a multiple of 9:
+    /// (0, 0), (1, 1), (2, 2) among those drawn. Rank 0's data-parallel group
+    /// (ranks 0, 8, … 56) stays in rack 0; its pipeline group (ranks 0, 64,
+    /// 128, 192) spans racks 0, 1 and 2.
+    #[test]
+    fn the_grid_on_a_rack_of_72() {
+        let params = ThreeDParams::from_query(&Query::parse("gpu=gb200-nvl72"), &mut Vec::new());
+        let d = data(&params);
+        assert_eq!((d.numbering.size, d.numbering.name), (72, "rack"));
+        for (row, &replica) in d.replicas.iter().enumerate() {
+            for (stage, cell) in d.rows[row].iter().enumerate() {
+                let (stage, first) = (stage as u32, 8 * (replica + 8 * stage as u32));
+                assert_eq!(cell.domain, first / 72);
+                assert_eq!(d.numbering.starts(replica, stage), first % 72 == 0);
+            }
+        }
+        assert!(d.numbering.starts(1, 1) && d.numbering.starts(2, 2) && !d.numbering.starts(1, 0));
+        assert!(
+            d.rank_words
+                .starts_with("Rank 0 (rack 0) is tensor index 0"),
+            "{}",
+            d.rank_words
+        );
+        assert!(d.rank_words.contains("its pipeline group of 4 (its row, dashed) talks across racks 0, 1 and 2: the network"), "{}", d.rank_words);
+        assert!(
+            d.rank_words.contains(
+                "data-parallel group of 8 (its column, dotted) talks inside rack 0: NVLink"
+            ),
+            "{}",
+            d.rank_words
+        );
+        assert!(d.caption.contains("NVLink joins the 72 GPUs of a rack"));
     }
 
     #[test]

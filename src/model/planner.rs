@@ -1,13 +1,14 @@
 //! The parallelism planner: one GPU's memory, traffic and time for a model
 //! on N GPUs with tensor degree t, pipeline degree p, context-parallel
-//! degree cp, data-parallel degree d = N/(t·p·cp) (expert parallelism ep
-//! within it) and a ZeRO stage on d; and the smallest change that makes it fit.
+//! degree cp, data-parallel degree d = N/(t·p·cp) (the experts regrouped
+//! into expert-tensor degree etp × expert-parallel ep × the rest) and a ZeRO
+//! stage on d; and the smallest change that makes it fit.
 //!
 //! Memory is the most loaded GPU's, as Megatron-LM's theoretical memory
 //! report counts it (`megatron/training/theoretical_memory_usage.py`): the
 //! training state of the largest pipeline stage's slice (the first holds the
 //! input embedding, the last the final norm and the output layer), split t
-//! ways (experts also ep ways) and sharded by ZeRO over the GPUs holding the
+//! ways (experts etp·ep ways) and sharded by ZeRO over the GPUs holding the
 //! same slice (Rajbhandari et al. 2020); plus each stage's activations for
 //! the micro-batches its schedule keeps in flight (`activations.rs`), each
 //! 1/cp of the sequence, checked stage by stage, since stages that do not
@@ -54,8 +55,12 @@ pub struct Plan {
     pub pipeline: u32,
     /// Context-parallel degree: GPUs sharing one sequence.
     pub context: u32,
-    /// Expert-parallel degree: GPUs the experts are spread over, within d.
+    /// Expert-parallel degree: GPUs the experts are spread over.
     pub experts: u32,
+    /// Expert-tensor-parallel degree: GPUs that split each expert's
+    /// matrices; `None` for t, as Megatron-LM does unless
+    /// `--expert-tensor-parallel-size` says otherwise ([`Plan::expert_tensor`]).
+    pub expert_tensor: Option<u32>,
     pub schedule: Schedule,
     /// Model chunks per GPU for the interleaved schedule.
     pub chunks: u32,
@@ -148,8 +153,9 @@ impl Routing {
 pub enum LayoutProblem {
     /// t·p·cp is more than the GPUs: this many more are needed.
     ShortOfGpus(u32),
-    /// The experts' degree does not divide the data-parallel degree.
-    ExpertsDoNotDivide { ep: u32, data: u32 },
+    /// The experts' grid, etp × ep, does not divide the GPUs of a pipeline
+    /// stage, t·cp·d, over which Megatron-LM regroups them.
+    ExpertsDoNotDivide { grid: u32, stage_gpus: u32 },
     /// DualPipe pairs each stage with its mirror: it needs an even p.
     DualPipeOddStages(u32),
 }
@@ -280,9 +286,10 @@ pub struct GroupTraffic {
 }
 
 /// The link a group of `size` ranks, `stride` apart, runs over (ranks in
-/// Megatron-LM's default order, tensor fastest, then context, experts
-/// within data, data, pipeline: `megatron/core/parallel_state.py`,
-/// `order="tp-cp-ep-dp-pp"`): NVLink when every such group lies within one
+/// Megatron-LM's default order, tensor fastest, then context, data,
+/// pipeline, `order="tp-cp-ep-dp-pp"` in `megatron/core/parallel_state.py`;
+/// the experts' groups come from a second grid over the same ranks, expert
+/// tensor fastest, then experts, with cp = 1): NVLink when every such group lies within one
 /// NVLink domain (the node on HGX boards; the rack of 72 on GB200 NVL72,
 /// where NVLink switches join every GPU), the network otherwise. A group
 /// spans a block of stride × size consecutive ranks, and the blocks tile
@@ -327,7 +334,8 @@ impl std::ops::Add for StageShare {
 }
 
 /// Parameters on one GPU of pipeline stage `stage` of p, for `params`
-/// parameters shaped like `arch`, split t ways (and the experts ep ways).
+/// parameters shaped like `arch`: the dense ones split `split.0` ways (t),
+/// the experts `split.1` ways (etp·ep).
 /// The first stage holds the input embedding (and learned positions), the
 /// last the final norm and the output layer (a copy of a tied embedding's,
 /// as Megatron-LM keeps); one stage holds all of them. Matrices and the
@@ -340,9 +348,9 @@ pub fn stage_share(
     ranges: &[std::ops::Range<u32>],
     stage: u32,
 ) -> StageShare {
-    let (t, ep) = (f64::from(split.0.max(1)), f64::from(split.1.max(1)));
+    let (t, experts_split) = (f64::from(split.0.max(1)), f64::from(split.1.max(1)));
     let stages = ranges.len() as u32;
-    if stages <= 1 && t <= 1.0 && ep <= 1.0 {
+    if stages <= 1 && t <= 1.0 && experts_split <= 1.0 {
         // The whole model: exactly Ψ when nothing is split.
         return StageShare {
             dense: params,
@@ -371,7 +379,7 @@ pub fn stage_share(
             + leading * ((leading_layer - whole) / t + whole)
             + outside)
             * scale,
-        experts: layers * expert_layer / (t * ep) * scale,
+        experts: layers * expert_layer / experts_split * scale,
     }
 }
 
@@ -430,8 +438,16 @@ impl Plan {
         if self.schedule == Schedule::DualPipe && !self.pipeline.max(1).is_multiple_of(2) {
             return Some(LayoutProblem::DualPipeOddStages(self.pipeline.max(1)));
         }
-        let (ep, data) = (self.experts.max(1), self.data_parallel());
-        (!data.is_multiple_of(ep)).then_some(LayoutProblem::ExpertsDoNotDivide { ep, data })
+        let grid = self.expert_tensor() * self.experts.max(1);
+        let stage_gpus = self.tensor.max(1) * self.context.max(1) * self.data_parallel();
+        (!stage_gpus.is_multiple_of(grid))
+            .then_some(LayoutProblem::ExpertsDoNotDivide { grid, stage_gpus })
+    }
+
+    /// Expert-tensor-parallel degree etp: as given, or t (Megatron-LM's
+    /// default, `megatron/core/parallel_state.py`).
+    pub fn expert_tensor(&self) -> u32 {
+        self.expert_tensor.unwrap_or(self.tensor).max(1)
     }
 
     /// Sequences in a micro-batch as run: b, but no more than each
@@ -466,7 +482,7 @@ impl Plan {
             stage_share(
                 self.params,
                 &self.arch,
-                (self.tensor, self.experts),
+                (self.tensor, self.expert_tensor() * self.experts.max(1)),
                 ranges,
                 stage,
             )
@@ -488,10 +504,12 @@ impl Plan {
     }
 
     /// GPUs holding the same dense slice, over which ZeRO shards it (d·cp),
-    /// and the same experts (d·cp/ep).
+    /// and the same experts: a stage's t·cp·d GPUs over etp·ep (Megatron-LM's
+    /// expert data-parallel size).
     pub fn shards(&self) -> (u32, u32) {
         let replicas = self.data_parallel() * self.context.max(1);
-        (replicas, (replicas / self.experts.max(1)).max(1))
+        let grid = self.expert_tensor() * self.experts.max(1);
+        (replicas, (replicas * self.tensor.max(1) / grid).max(1))
     }
 
     /// Micro-batches each pipeline runs a step: B/(d·b), at least 1, as the schedule runs them.
@@ -521,7 +539,7 @@ impl Plan {
         );
         let d = self.data_parallel();
         // ZeRO shards each slice over the GPUs holding the same one: d·cp
-        // for the dense part, d·cp/ep for the experts.
+        // for the dense part, t·cp·d/(etp·ep) for the experts.
         let (replicas, expert_replicas) = self.shards();
         let bytes = self.state_bytes();
         let state_of = |share: StageShare| {
@@ -582,8 +600,20 @@ impl Plan {
         } else {
             1.0
         };
-        let tensor_traffic =
-            sent_per_gpu_per_layer(&self.arch, t, tokens) * (per_stage * recomputed);
+        // A layer's two attention all-reduces run over its t GPUs, its MLP's
+        // two over those that split the MLP: etp in the experts' layers
+        // (Megatron-LM's expert-tensor group; 0 B at etp 1, whole experts).
+        let etp = self.expert_tensor();
+        let expert_layers = if self.arch.experts > 1 {
+            1.0 - f64::from(self.arch.dense_layers_in(&(0..self.arch.layers)))
+                / f64::from(self.arch.layers.max(1))
+        } else {
+            0.0
+        };
+        let tensor_traffic = (sent_per_gpu_per_layer(&self.arch, t, tokens)
+            * (1.0 - expert_layers / 2.0)
+            + sent_per_gpu_per_layer(&self.arch, etp, tokens) * (expert_layers / 2.0))
+            * (per_stage * recomputed);
         // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
         let split = if setup.sequence_parallel {
             f64::from(t)
@@ -657,17 +687,17 @@ impl Plan {
         let links = &self.links;
         let ranks = self.gpus_used();
         let groups = [
-            (Group::Tensor, tensor_traffic, link_of(links, ranks, (1, t))),
+            (
+                Group::Tensor,
+                tensor_traffic,
+                link_of(links, ranks, (1, t.max(etp))),
+            ),
             (
                 Group::Context,
                 context_traffic,
                 link_of(links, ranks, (t, cp)),
             ),
-            (
-                Group::Experts,
-                all_to_all,
-                link_of(links, ranks, (t * cp, ep)),
-            ),
+            (Group::Experts, all_to_all, link_of(links, ranks, (etp, ep))),
             (
                 Group::Pipeline,
                 boundary,
@@ -923,7 +953,11 @@ pub fn fewest_gpus(plan: &Plan) -> Option<u32> {
         .floor()
         .max(1.0) as u32;
     (1..=max_data.min(micro_batches))
-        .filter(|d| micro_batches.is_multiple_of(*d) && d.is_multiple_of(plan.experts.max(1)))
+        .filter(|d| {
+            let stage_gpus = d * plan.tensor.max(1) * plan.context.max(1);
+            micro_batches.is_multiple_of(*d)
+                && stage_gpus.is_multiple_of(plan.expert_tensor() * plan.experts.max(1))
+        })
         .map(|d| d * group)
         .find(|&gpus| Plan { gpus, ..*plan }.estimate().fits)
 }
@@ -967,6 +1001,7 @@ mod tests {
             tokens: 2e12,
             context: 1,
             experts: 1,
+            expert_tensor: None,
             links: Links::of(&crate::model::presets::GPUS[0]),
         }
     }

@@ -610,6 +610,18 @@ pub struct GpuPreset {
     pub source: &'static str,
 }
 
+impl GpuPreset {
+    /// What one NVLink domain is called: the node on HGX boards, the rack
+    /// where NVLink switches join more GPUs than a node holds (GB200 NVL72).
+    pub fn domain_name(&self) -> &'static str {
+        if self.nvlink_domain > self.gpus_per_node {
+            "rack"
+        } else {
+            "node"
+        }
+    }
+}
+
 /// The fraction of the dense peak a large run sustains while its GPUs
 /// compute: the one rate that, under the planner's whole step (arithmetic,
 /// bubble and the communication that does not hide), comes closest in least

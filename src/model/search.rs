@@ -7,7 +7,7 @@
 //! The candidates (after Narayanan et al. 2021, section 3.3, on how the
 //! degrees interact): t divides the attention heads and fits in a node; p
 //! divides the layers or leaves the end stages one layer short each; cp (for long sequences) and ep (for a mixture of
-//! experts, dividing the experts) from 1, 2, 4, 8; d = N/(t·p·cp), with the
+//! experts, dividing the experts, with the reader's etp × ep dividing t·cp·d) from 1, 2, 4, 8; d = N/(t·p·cp), with the
 //! global batch a multiple of d × the micro-batch; ZeRO stage 0 to 3 over
 //! d; micro-batches of 1, 2, 4 or 8; no, selective or full recomputation;
 //! sequence parallelism whenever t > 1; 1F1B, or the interleaved schedule
@@ -198,7 +198,11 @@ pub fn search(base: &Plan) -> SearchResult {
                     continue;
                 }
                 let d = base.gpus / group;
-                for ep in small_powers(arch.experts.max(1), d).filter(|ep| d.is_multiple_of(*ep)) {
+                // The experts' grid, etp × ep, tiles a stage's t·cp·d GPUs (`Plan::problem`).
+                let etp = base.expert_tensor.unwrap_or(t).max(1);
+                for ep in small_powers(arch.experts.max(1), d)
+                    .filter(|ep| (t * cp * d).is_multiple_of(etp * ep))
+                {
                     for b in MICRO_BATCHES {
                         if !batch.is_multiple_of(d * b) {
                             tally(&mut result, Rejection::BatchDoesNotDivide, SETTINGS);

@@ -200,6 +200,35 @@ test('3d: a rank typed past the last GPU is flagged as it is typed, and taken on
   await close();
 });
 
+// Issue 38: on a GB200 NVL72 the NVLink domain is the rack of 72 GPUs (its
+// datasheet), not the compute tray of 4. Group (r, s) of 8 × 4 × 8 starts at
+// rank 8·(r + 8s), in rack 8·(r + 8s)/72; it starts a rack where r + 8s is a
+// multiple of 9: (0, 0), (1, 1), (2, 2), (3, 3) of the 6 × 4 drawn. Rank 13's
+// pipeline group (13, 77, 141, 205) spans racks 0, 1 and 2; its data-parallel
+// group (5, 13, … 61) stays in rack 0.
+test('3d on a GB200 NVL72: groups numbered by rack, each rack\'s edge drawn, the words on NVLink', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&tp=8&pp=4&dp=8&rank=13`);
+  await ready(page);
+  const edges = page.locator('.fig-3d__group--domain-start');
+  assert.equal(await edges.count(), 0, 'a node of 8 holds one group: no edge to draw');
+  const before = await readouts(page);
+  await openAssumptions(page);
+  await page.locator('select[data-param="gpu"]').selectOption('gb200-nvl72');
+  await urlMatching(page, /gpu=gb200-nvl72/);
+  assert.equal(await edges.count(), 4);
+  for (const [replica, stage] of [[0, 0], [1, 1], [2, 2], [3, 3]]) {
+    const cell = page.getByRole('button', { name: new RegExp(`^Replica ${replica}, stage ${stage},`) });
+    assert.match(await cell.getAttribute('class'), /fig-3d__group--domain-start/);
+  }
+  assert.equal(await page.getByRole('button', { name: /^Replica 1, stage 1,/ }).locator('.fig-3d__node').textContent(), 'rack 1');
+  assert.match(await page.locator('.fig-3d__rank').textContent(), /^Rank 13 \(rack 0\).*is ranks 8 to 15 and talks inside rack 0: NVLink; its pipeline group of 4 \(.*\) talks across racks 0, 1 and 2: the network; its data-parallel group of 8 \(.*\) talks inside rack 0: NVLink/);
+  assert.match(await page.locator('.fig-3d__caption').textContent(), /NVLink joins the 72 GPUs of a rack/);
+  const after = await readouts(page);
+  for (const id of ['gpus', 'rank-tp', 'rank-dp', 'rank-pp', 'bubble']) assert.equal(after[id].value, before[id].value, `${id} stays`);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click selects its group', async () => {
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&tp=8&pp=4&dp=8&rank=13`);
   await ready(page);
@@ -287,6 +316,32 @@ test('Mixtral in the planner: all and active parameters, and the experts\' all-t
   assert.equal(found.params.value, 46702792704);
   assert.equal(found['active-params'].value, 12879925248);
   assert.equal(found['all-to-all-per-step'].text, '7.52 GB');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+// Issue 38's expert tensor parallelism, as a reader sets it: Mixtral on 64
+// H100s at t 2, ep 8, ZeRO-1. Its experts (32 layers × 8 × 3 × 4,096 ×
+// 14,336 = 45,097,156,608 parameters, its configuration) go from 16 ways
+// (etp = t = 2, Megatron-LM's default) to 8 at etp 1, and ZeRO-1 shards
+// their 12 optimizer bytes over 64/(etp × 8) GPUs: 4 then 8. Their state per
+// GPU goes from E/16 × (4 + 12/4) to E/8 × (4 + 12/8): up by E/4.
+test('the planner\'s expert tensor parallelism: whole experts take more memory, the rest of the state stays', async () => {
+  const experts = 32 * 8 * 3 * 4096 * 14336;
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&gpus=64&tp=2&ep=8&sp=1&stage=1`);
+  await ready(page);
+  const before = await readouts(page);
+  await page.locator('fieldset[data-param="etp"] label', { hasText: /^1$/ }).click();
+  await urlMatching(page, /etp=1(&|$)/);
+  const after = await readouts(page);
+  assert.ok(Math.abs(after['state-per-gpu'].value - before['state-per-gpu'].value - experts / 4) < 1, `${after['state-per-gpu'].value - before['state-per-gpu'].value}`);
+  for (const id of ['params', 'active-params', 'activations', 'all-to-all-per-step']) {
+    assert.equal(after[id].value, before[id].value, `${id} stays`);
+  }
+  // The experts' MLP sends nothing within t, and their all-to-all (ranks 0 to
+  // 7, one node) moves off the network: the step shortens.
+  assert.ok(after['network-traffic-per-step'].value < before['network-traffic-per-step'].value);
+  assert.ok(after['step-time'].value < before['step-time'].value);
   assert.deepEqual(errors, []);
   await close();
 });

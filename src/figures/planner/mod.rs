@@ -116,6 +116,8 @@ pub struct PlannerParams {
     pub context: u32,
     /// Expert-parallel degree ep.
     pub experts_parallel: u32,
+    /// Expert-tensor-parallel degree etp; `None` for t.
+    pub expert_tensor: Option<u32>,
     /// An expert's capacity over the mean of its tokens; 0 for none (dropless).
     pub capacity_factor: f64,
     /// The busiest expert's tokens over the mean.
@@ -147,6 +149,7 @@ impl Default for PlannerParams {
             chunks: 2,
             context: 1,
             experts_parallel: 1,
+            expert_tensor: None,
             capacity_factor: 0.0,
             imbalance: 1.0,
             search: false,
@@ -188,6 +191,7 @@ impl PlannerParams {
             tokens: self.scenario.tokens,
             context: self.context,
             experts: self.experts_parallel,
+            expert_tensor: self.expert_tensor,
             routing: Routing {
                 capacity_factor: (self.capacity_factor > 0.0).then_some(self.capacity_factor),
                 imbalance: self.imbalance.max(1.0),
@@ -203,6 +207,7 @@ impl PlannerParams {
         self.pipeline = plan.pipeline;
         self.context = plan.context;
         self.experts_parallel = plan.experts;
+        self.expert_tensor = plan.expert_tensor;
         self.stage = plan.stage;
         self.schedule = plan.schedule;
         self.chunks = plan.chunks;
@@ -237,6 +242,13 @@ impl PlannerParams {
 
 fn schedule_options() -> Vec<Opt> {
     SCHEDULES.iter().map(|s| (s.id(), s.label())).collect()
+}
+
+/// The expert-tensor degrees: as t (`t`, the default), or one of t's.
+fn expert_tensor_options() -> Vec<Opt> {
+    let mut options = vec![("t", "As t")];
+    options.extend(plain_options(tensor::DEGREES));
+    options
 }
 
 fn model_options() -> Vec<Opt> {
@@ -364,7 +376,17 @@ impl Params for PlannerParams {
         .text_box()
         .limited_by(|p| f64::from(p.scenario.arch().experts), "set by the model's experts")
         .shown_when(|p| p.scenario.arch().experts > 1)
-        .help("Expert-parallel degree ep: GPUs of the data-parallel group the experts are spread over (1 to the experts)."),
+        .help("Expert-parallel degree ep: GPUs the experts are spread over (1 to the experts)."),
+        Param::<Self>::choice(
+            "etp",
+            "Expert tensor parallel",
+            expert_tensor_options,
+            |p| p.expert_tensor.map_or("t", |etp| number_id(tensor::DEGREES, etp)),
+            |p, id| p.expert_tensor = id.parse().ok(),
+        )
+        .toggle()
+        .shown_when(|p| p.scenario.arch().experts > 1)
+        .help("Expert-tensor-parallel degree etp: GPUs that split each expert's matrices. As t is Megatron-LM's default; 1 keeps each expert whole, with no tensor traffic in its MLP."),
         Param::<Self>::number("Expert capacity factor (0: none)", CAPACITY_FACTOR, |p| p.capacity_factor, |p, v| {
             p.capacity_factor = v
         })

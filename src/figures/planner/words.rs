@@ -82,10 +82,12 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
                 group_thousands(f64::from(plan.gpus)),
             )
         }
-        Some(LayoutProblem::ExpertsDoNotDivide { ep, data }) => {
+        Some(LayoutProblem::ExpertsDoNotDivide { grid, stage_gpus }) => {
             return format!(
-                "Expert parallelism of {ep} must divide the {data} data-parallel replicas it spreads the experts over: \
-                 choose an ep that divides {data}."
+                "The experts' grid, expert tensor {} × expert parallel {} = {grid} GPUs, must divide the {stage_gpus} GPUs \
+                 of a pipeline stage (tensor × context × data) it is laid over: choose an ep or etp that divides {stage_gpus}.",
+                plan.expert_tensor(),
+                plan.experts.max(1),
             )
         }
         Some(LayoutProblem::DualPipeOddStages(p)) => {
