@@ -157,7 +157,9 @@ pub fn App() -> impl IntoView {
     if let Some(root) = document().document_element() {
         _ = root.set_attribute("data-app", "started");
         if matches!(route, Route::Explainer { .. }) {
-            _ = root.class_list().remove_1("embed-route");
+            _ = root
+                .class_list()
+                .remove_2("embed-route", "embed-route--pending");
         }
     }
     match route {

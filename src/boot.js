@@ -104,7 +104,7 @@ try {
 } catch (error) {
   // The app could not start (WebAssembly blocked, the network gone): the
   // page stays the document it is without scripts (src/route.js), whole.
-  document.documentElement.classList.remove('js', 'embed-route');
+  document.documentElement.classList.remove('js', 'embed-route', 'embed-route--pending');
   throw error;
 }
 // After the app is up: a service worker (src/sw.js) keeps the files for a
