@@ -81,10 +81,13 @@
 // section marked as the parser reaches it, the pending readouts, the
 // iframe's first height: route.js +287, style.css +96, boot.js +11, the
 // wasm's glue +8, index.html +1, the wasm -100) added 303 that are not paid back yet: its
-// closing note reports it, and the issue stays open.
+// closing note reports it, and the issue stays open. The share link and
+// embed code ending at the figure's anchor (a reader without JavaScript
+// lands on the figure) and the iframe told the document's whole height, 25
+// more: 341,395, 328 over what issue 39 allows.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 341370 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 341370 },
+  { check: 'transfer brotli bytes, full page', measured: 341395 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 341395 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -27,9 +27,15 @@ pub fn FigureShare(
 ) -> impl IntoView {
     let figure = FIGURES[index];
     let page = use_settings();
+    // Ending at the figure's anchor: a reader without JavaScript (or before
+    // the app) lands on the figure, not at the top of the explainer.
     let url = move |route: Route, settings: PageSettings| {
         let pairs = figures.with_value(|all| all[index].pairs());
-        page_url(&route.search(figure, &pairs, settings))
+        format!(
+            "{}#{}",
+            page_url(&route.search(figure, &pairs, settings)),
+            figure.slug()
+        )
     };
     let link = Signal::derive(move || url(Route::Explainer { step: index }, page.get()));
     // The embed keeps the reader's units; its theme and chrome are the author's choice, in the panel.

@@ -24,9 +24,9 @@ if (slug !== null) {
   parsing.observe(root, { childList: true, subtree: true });
   // A course page's iframe (src/embed.js) takes the section's height from the start.
   addEventListener('DOMContentLoaded', () => {
-    const app = document.getElementById('app');
-    if (parent !== window && app && !app.querySelector('main.embed')) {
-      parent.postMessage({ type: 'parallax:resize', figure: slug, height: Math.ceil(app.getBoundingClientRect().bottom + scrollY) }, '*');
+    // The document's own height (its margins in), not the frame's.
+    if (parent !== window && !document.querySelector('main.embed')) {
+      parent.postMessage({ type: 'parallax:resize', figure: slug, height: Math.ceil(root.getBoundingClientRect().height) }, '*');
     }
   });
 }

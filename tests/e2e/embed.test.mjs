@@ -16,8 +16,8 @@ test('the share link and the embed code reproduce the figure as the reader left 
   const before = await readouts(page);
   await openShare(page);
   const [link, snippet] = await page.locator('.share__text').evaluateAll((fields) => fields.map((f) => f.value));
-  assert.match(link, /\?step=zero&gpus=16&stage=2$/);
-  assert.match(snippet, /^<iframe src="[^"]+\?fig=zero&amp;gpus=16&amp;stage=2" title="Parallax: ZeRO: sharding the training state" loading="lazy"/);
+  assert.match(link, /\?step=zero&gpus=16&stage=2#zero$/);
+  assert.match(snippet, /^<iframe src="[^"]+\?fig=zero&amp;gpus=16&amp;stage=2#zero" title="Parallax: ZeRO: sharding the training state" loading="lazy"/);
   // Copy works with or without the clipboard API; either way the reader is told.
   await page.getByRole('button', { name: 'Copy link' }).click();
   await page.waitForFunction(() => document.querySelector('.share__status').textContent.length > 0);
@@ -48,7 +48,7 @@ test('without a clipboard API the copy button selects the text and says so', asy
     const field = document.activeElement;
     return field.value.slice(field.selectionStart, field.selectionEnd);
   });
-  assert.match(selected, /^<iframe src=".*fig=tp"/);
+  assert.match(selected, /^<iframe src=".*fig=tp#tp"/);
   assert.equal(await page.locator('.crash').count(), 0);
   assert.deepEqual(errors, []);
   await context.close();
@@ -219,7 +219,7 @@ test('quiz=0 leaves out a figure\'s questions and nothing else, and an address w
   await urlMatching(page, /\?fig=planner&tp=2&quiz=0$/);
   await openShare(page);
   const snippet = await page.locator('.share__text').nth(1).inputValue();
-  assert.match(snippet, /\?fig=planner&amp;tp=2&amp;quiz=0"/);
+  assert.match(snippet, /\?fig=planner&amp;tp=2&amp;quiz=0#planner"/);
   const embedded = await open(app.browser, snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&'));
   await ready(embedded.page);
   assert.equal(await embedded.page.locator('.figure__try').count(), 0);

@@ -80,3 +80,52 @@ test('a figure page whose URL sets more says its numbers are being worked out, n
   assert.deepEqual(errors, []);
   await close();
 });
+
+// Without JavaScript a figure's link (the share panel's, which ends at the
+// figure's anchor, as embed.test.mjs checks) starts at its figure, not at the
+// top of the explainer, and the figure says what needs the app.
+test('without JavaScript a figure link starts at its figure and says what needs the app', async () => {
+  const context = await app.browser.newContext({ javaScriptEnabled: false, viewport: { width: 360, height: 700 } });
+  const page = await context.newPage();
+  await page.goto(`${app.server.base}?fig=planner&gpus=64#planner`);
+  const top = await page.locator('section[id="planner"]').evaluate((section) => section.getBoundingClientRect().top);
+  assert.ok(Math.abs(top) < 2, `the planner's section starts the view (top ${top})`);
+  assert.ok(await page.locator('section[id="planner"] .figure__static-note').isVisible());
+  assert.match(await page.locator('section[id="planner"] .figure__static-note').textContent(), /needs JavaScript/);
+  await context.close();
+});
+
+// A course page's iframe (src/embed.js) fits the figure's section before the
+// app arrives: the page posts that section's height once it is read.
+test('an embedded figure page tells its iframe the height of its section before the app runs', async () => {
+  const context = await app.browser.newContext();
+  const page = await context.newPage();
+  await page.route(/\.wasm$/, () => {});
+  await page.goto(app.server.hostPage);
+  const report = await page.evaluate(
+    ([src]) =>
+      new Promise((resolve) => {
+        document.body.innerHTML = '';
+        const frame = document.createElement('iframe');
+        frame.style.cssText = 'width: 100%; height: 100px; border: 0';
+        frame.src = src;
+        addEventListener('message', (event) => {
+          if (event.data?.type !== 'parallax:resize') return;
+          frame.style.height = `${event.data.height}px`;
+          resolve(event.data);
+        });
+        document.body.append(frame);
+      }),
+    [`${app.server.base}?fig=bubble`],
+  );
+  assert.equal(report.figure, 'bubble');
+  const frame = page.frames().find((f) => f.url().includes('fig=bubble'));
+  assert.equal(await frame.getAttribute('html', 'data-app'), null, 'the app has not started');
+  // The iframe now shows the whole section: nothing of it scrolls, and no more than a few pixels are left below it.
+  const hidden = await frame.evaluate(() => document.documentElement.scrollHeight - innerHeight);
+  assert.ok(hidden <= 4, `${hidden} px of the section hidden`);
+  const below = await frame.evaluate(() => innerHeight - Math.ceil(document.querySelector('section[id="bubble"]').getBoundingClientRect().bottom));
+  assert.ok(below <= 48, `${below} px left below the section`);
+  assert.ok(report.height > 150, `a section of ${report.height} px`);
+  await context.close();
+});
