@@ -84,10 +84,13 @@
 // closing note reports it, and the issue stays open. The share link and
 // embed code ending at the figure's anchor (a reader without JavaScript
 // lands on the figure) and the iframe told the document's whole height, 25
-// more: 341,395, 328 over what issue 39 allows.
+// more: 341,395. The section framed as the embed will be (no margin to
+// collapse through the body, which moved 32 px when the app arrived: CLS
+// 0.039 on every figure page), style.css +17, index.html -30 (its style
+// sheet's new name): 341,382, 315 over what issue 39 allows.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 341395 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 341395 },
+  { check: 'transfer brotli bytes, full page', measured: 341382 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 341382 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */
