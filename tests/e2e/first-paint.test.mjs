@@ -19,6 +19,11 @@ async function openHeld(query) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 100 * 1024, uploadThroughput: 100 * 1024 });
+  // Every layout shift, as Lighthouse's CLS adds them up.
+  await page.addInitScript(() => {
+    window.shifts = [];
+    new PerformanceObserver((list) => window.shifts.push(...list.getEntries().map((entry) => entry.value))).observe({ type: 'layout-shift', buffered: true });
+  });
   const held = [];
   await page.route(/\.wasm$/, (route) => held.push(route));
   await page.goto(`${app.server.base}${query}`, { waitUntil: 'domcontentloaded' });
@@ -59,6 +64,8 @@ for (const [slug, [id, text]] of Object.entries(DEFAULTS)) {
     await ready(page);
     assert.equal(await page.locator('.explainer').count(), 0);
     assert.equal((await readouts(page, 'main.embed'))[id].text, text);
+    // Nothing moved as the app took the place (CLS 0: the body moved 32 px once).
+    assert.deepEqual(await page.evaluate(() => window.shifts), []);
     assert.deepEqual(errors, []);
     await close();
   });
