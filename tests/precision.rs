@@ -262,8 +262,13 @@ fn dualpipe_in_the_planner() {
 /// is the world over etp × ep × pp). Mixtral 8x7B on 64 H100s, t 2, ep 8:
 /// its 32 layers of 8 experts of 3 × 4,096 × 14,336 (its configuration,
 /// 45,097,156,608 in all) split etp × ep ways; ZeRO shards them over
-/// 64/(etp × 8); the MLP's two all-reduces of a layer's four leave the
-/// tensor traffic at etp 1 (Mixtral has no dense layers: half of it goes);
+/// 64/(etp × 8); in each layer the attention's two all-reduces over t = 2
+/// send 2 × 2·(1/2)·X (X a micro-batch's hidden state, with sequence
+/// parallelism each GPU holding X/2), and the experts' group gathers and
+/// reduce-scatters its routes forward and backward (Megatron-LM's
+/// MoEAlltoAllTokenDispatcher, AG and RS over etp): 4 × (etp − 1) × k 2 ×
+/// X/2 = 4X at etp 2, none at etp 1, so etp 1 leaves a third (Mixtral has
+/// no dense layers and no shared expert);
 /// the all-to-all group's ranks sit etp apart, so on 16 GPUs at t 8 and
 /// ep 2 they are ranks 0 and 1 at etp 1 (one node, NVLink) and 0 and 8 at
 /// etp 8 (two nodes, the network). A grid that does not tile a stage's t·cp·d
@@ -297,7 +302,7 @@ fn expert_tensor_parallelism_regroups_the_experts() {
             .value()
     };
     assert!(tensor("") > 0.0);
-    assert!((tensor("&etp=1") - tensor("") / 2.0).abs() < 1e-9 * tensor(""));
+    assert!((tensor("&etp=1") - tensor("") / 3.0).abs() < 1e-9 * tensor(""));
     let link = |etp: &str| {
         plan(&format!("&gpus=16&tp=8&ep=2{etp}"))
             .estimate()

@@ -600,9 +600,21 @@ impl Plan {
         } else {
             1.0
         };
-        // A layer's two attention all-reduces run over its t GPUs, its MLP's
-        // two over those that split the MLP: etp in the experts' layers
-        // (Megatron-LM's expert-tensor group; 0 B at etp 1, whole experts).
+        // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
+        let split = if setup.sequence_parallel {
+            f64::from(t)
+        } else {
+            1.0
+        };
+        // A dense layer's four all-reduces run over its t GPUs. In an experts'
+        // layer the attention's two (and a shared expert's MLP's two) still
+        // do; the routed experts' tensor group, etp GPUs, instead gathers the
+        // tokens routed to it after the all-to-all and reduce-scatters them
+        // before the one back, and the backward pass does the same
+        // (Megatron-LM's MoEAlltoAllTokenDispatcher, "A2A(EP) -> AG(TP)" and
+        // "RS(TP) -> A2A(EP)"): four collectives, each sending etp − 1
+        // chunks of this GPU's k routes, at the busiest expert's pace; none
+        // at etp 1, whole experts.
         let etp = self.expert_tensor();
         let expert_layers = if self.arch.experts > 1 {
             1.0 - f64::from(self.arch.dense_layers_in(&(0..self.arch.layers)))
@@ -610,16 +622,17 @@ impl Plan {
         } else {
             0.0
         };
-        let tensor_traffic = (sent_per_gpu_per_layer(&self.arch, t, tokens)
-            * (1.0 - expert_layers / 2.0)
-            + sent_per_gpu_per_layer(&self.arch, etp, tokens) * (expert_layers / 2.0))
-            * (per_stage * recomputed);
-        // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
-        let split = if setup.sequence_parallel {
-            f64::from(t)
-        } else {
+        let dense_layer = sent_per_gpu_per_layer(&self.arch, t, tokens);
+        let attention_share = if self.arch.shared_experts > 0 {
             1.0
+        } else {
+            0.5
         };
+        let routed_gathers = hidden_state(&self.arch, tokens / split)
+            * (4.0 * f64::from(etp - 1) * self.arch.experts_used() * self.routing.pace());
+        let expert_layer = dense_layer * attention_share + routed_gathers;
+        let tensor_traffic = (dense_layer * (1.0 - expert_layers) + expert_layer * expert_layers)
+            * (per_stage * recomputed);
         // A middle stage sends activations forward and gradients back, once
         // for each of its chunks under the interleaved schedule (each chunk
         // hands its output to the next GPU: v times 1F1B's, Narayanan et al.
