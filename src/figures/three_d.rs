@@ -352,17 +352,19 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         tensor: t,
         numbering: domains,
         equations: Vec::new(),
-        caption: if domains.name == "node" {
-            format!(
-                "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs, kept inside one node, whose NVLink joins its {} GPUs.",
-                domains.size
-            )
-        } else {
-            format!(
-                "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {t} GPUs; NVLink joins the {} GPUs of a rack, and a thick top edge marks the first group of each rack.",
-                domains.size
-            )
-        },
+        caption: format!(
+            "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {}, kept inside \
+             one {name}, whose NVLink joins its {} GPUs{}",
+            counted(f64::from(t), "GPU", "GPUs"),
+            domains.size,
+            if domains.size > t {
+                // Where a domain holds several groups, the grid marks where each begins.
+                format!("; a thick top edge marks the first group of each {}.", domains.name)
+            } else {
+                ".".to_string()
+            },
+            name = domains.name,
+        ),
         more,
         gpus: ReadoutData::count("gpus", "GPUs", f64::from(result.gpus)),
         nodes: ReadoutData::count("nodes", "Nodes", f64::from(result.nodes)),
@@ -783,7 +785,11 @@ mod tests {
             "{}",
             d.rank_words
         );
-        assert!(d.caption.contains("NVLink joins the 72 GPUs of a rack"));
+        assert!(
+            d.caption.contains("one rack, whose NVLink joins its 72 GPUs; a thick top edge marks the first group of each rack."),
+            "{}",
+            d.caption
+        );
     }
 
     #[test]

@@ -222,7 +222,7 @@ test('3d on a GB200 NVL72: groups numbered by rack, each rack\'s edge drawn, the
   }
   assert.equal(await page.getByRole('button', { name: /^Replica 1, stage 1,/ }).locator('.fig-3d__node').textContent(), 'rack 1');
   assert.match(await page.locator('.fig-3d__rank').textContent(), /^Rank 13 \(rack 0\).*is ranks 8 to 15 and talks inside rack 0: NVLink; its pipeline group of 4 \(.*\) talks across racks 0, 1 and 2: the network; its data-parallel group of 8 \(.*\) talks inside rack 0: NVLink/);
-  assert.match(await page.locator('.fig-3d__caption').textContent(), /NVLink joins the 72 GPUs of a rack/);
+  assert.match(await page.locator('.fig-3d__caption').textContent(), /one rack, whose NVLink joins its 72 GPUs; a thick top edge marks the first group of each rack\.$/);
   const after = await readouts(page);
   for (const id of ['gpus', 'rank-tp', 'rank-dp', 'rank-pp', 'bubble']) assert.equal(after[id].value, before[id].value, `${id} stays`);
   assert.deepEqual(errors, []);

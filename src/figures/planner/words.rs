@@ -84,8 +84,9 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
         }
         Some(LayoutProblem::ExpertsDoNotDivide { grid, stage_gpus }) => {
             return format!(
-                "The experts' grid, expert tensor {} × expert parallel {} = {grid} GPUs, must divide the {stage_gpus} GPUs \
-                 of a pipeline stage (tensor × context × data) it is laid over: choose an ep or etp that divides {stage_gpus}.",
+                "The experts' grid, expert tensor {} × expert parallel {} = {grid} GPUs, must fit a whole number of times \
+                 into the {stage_gpus} GPUs of a pipeline stage (tensor × context × data): choose ep and etp whose product \
+                 divides {stage_gpus}.",
                 plan.expert_tensor(),
                 plan.experts.max(1),
             )
