@@ -637,7 +637,8 @@ const TYPICAL_BUSY: f64 = 0.64;
 /// Binary units, as devices report their memory.
 const MIB: f64 = Bytes::GIB / 1024.0;
 
-/// NVIDIA's H100 SXM, which the H800 shares but for its NVLink.
+/// NVIDIA's H100 SXM, which the H800 shares but for its NVLink, and the
+/// H200 but for its memory.
 const H100: GpuPreset = GpuPreset {
     id: "h100-sxm",
     name: "NVIDIA H100 SXM",
@@ -696,21 +697,13 @@ pub const GPUS: [GpuPreset; 8] = [
         source: "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sections 3.1 and 3.2.2: 8 H800s a node on NVLink and NVSwitch, 160 GB/s, and InfiniBand between nodes, 50 GB/s; the H100's Hopper chip, so its 80 GB (taken as the H100's 81,559 MiB), 989 TFLOP/s dense BF16 and 1,979 dense FP8",
         ..H100
     },
+    // The H100's chip and links with more memory.
     GpuPreset {
         id: "h200",
         name: "NVIDIA H200 SXM",
         memory: Bytes(143_771.0 * MIB),
-        peak: FlopPerSecond(989e12),
-        busy: TYPICAL_BUSY,
-        nvlink: BytesPerSecond(450e9),
-        network: BytesPerSecond(50e9),
-        gpus_per_node: 8,
-        nvlink_domain: 8,
-        fp8: Some(Fp8 {
-            peak: FlopPerSecond(1979e12),
-            weight_bytes: HOPPER_FP8_WEIGHT,
-        }),
         source: "NVIDIA H200 datasheet: 141 GB HBM3e, which nvidia-smi reports as 143,771 MiB (140.4 GiB); 989 TFLOP/s dense BF16, 1,979 dense FP8; NVLink 900 GB/s both ways; 400 Gb/s per GPU",
+        ..H100
     },
     GpuPreset {
         id: "b200",

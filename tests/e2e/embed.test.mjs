@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, labDone, open, openShare, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
+import { FIGURES, frameOnHost, labDone, open, openShare, press, readouts, ready, readyAll, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -58,25 +58,10 @@ for (const width of [360, 1000]) {
   test(`an embedded figure reports its content height to the page around it, at ${width} px`, async () => {
     const context = await app.browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    await page.goto(app.server.hostPage);
-    const report = await page.evaluate(
-      ([src]) =>
-        new Promise((resolve) => {
-          document.body.innerHTML = '';
-          const frame = document.createElement('iframe');
-          frame.style.cssText = 'width: 100%; height: 300px; border: 0';
-          frame.src = src;
-          let last;
-          window.addEventListener('message', (event) => {
-            if (event.data?.type !== 'parallax:resize') return;
-            last = event.data;
-            frame.style.height = `${event.data.height}px`;
-          });
-          document.body.append(frame);
-          setTimeout(() => resolve({ last, keys: last && Object.keys(last).sort() }), 4000);
-        }),
-      [`${app.server.base}?fig=dp`],
-    );
+    await frameOnHost(page, app.server, `${app.server.base}?fig=dp`, 300);
+    await page.waitForTimeout(4000);
+    const last = await page.evaluate(() => window.reports.at(-1));
+    const report = { last, keys: last && Object.keys(last).sort() };
     assert.ok(report.last, 'a resize message arrived');
     assert.deepEqual(report.keys, ['figure', 'height', 'type']);
     assert.equal(report.last.figure, 'dp');

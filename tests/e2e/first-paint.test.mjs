@@ -6,7 +6,7 @@
 // instead of showing the defaults; and the app then takes the place over.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, ready, readouts, useApp } from './harness.mjs';
+import { FIGURES, frameOnHost, ready, readouts, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -108,23 +108,9 @@ test('an embedded figure page tells its iframe the height of its section before 
   const context = await app.browser.newContext();
   const page = await context.newPage();
   await page.route(/\.wasm$/, () => {});
-  await page.goto(app.server.hostPage);
-  const report = await page.evaluate(
-    ([src]) =>
-      new Promise((resolve) => {
-        document.body.innerHTML = '';
-        const frame = document.createElement('iframe');
-        frame.style.cssText = 'width: 100%; height: 100px; border: 0';
-        frame.src = src;
-        addEventListener('message', (event) => {
-          if (event.data?.type !== 'parallax:resize') return;
-          frame.style.height = `${event.data.height}px`;
-          resolve(event.data);
-        });
-        document.body.append(frame);
-      }),
-    [`${app.server.base}?fig=bubble`],
-  );
+  await frameOnHost(page, app.server, `${app.server.base}?fig=bubble`, 100);
+  // The first height it posts, before any app.
+  const report = await (await page.waitForFunction(() => window.reports[0])).jsonValue();
   assert.equal(report.figure, 'bubble');
   const frame = page.frames().find((f) => f.url().includes('fig=bubble'));
   assert.equal(await frame.getAttribute('html', 'data-app'), null, 'the app has not started');

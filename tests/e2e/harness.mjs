@@ -148,6 +148,31 @@ export async function open(browser, url, options = {}) {
   return { page, errors, close: () => context.close() };
 }
 
+/**
+ * On the course host page (`server.hostPage`), puts `src` in an iframe
+ * `height` px tall that takes every height it posts, as src/embed.js does;
+ * the messages it posts gather, in order, in the host's `window.reports`.
+ */
+export async function frameOnHost(page, server, src, height) {
+  await page.goto(server.hostPage);
+  await page.evaluate(
+    ([src, height]) => {
+      document.body.innerHTML = '';
+      window.reports = [];
+      const frame = document.createElement('iframe');
+      frame.style.cssText = `width: 100%; height: ${height}px; border: 0`;
+      frame.src = src;
+      addEventListener('message', (event) => {
+        if (event.data?.type !== 'parallax:resize') return;
+        window.reports.push(event.data);
+        frame.style.height = `${event.data.height}px`;
+      });
+      document.body.append(frame);
+    },
+    [src, height],
+  );
+}
+
 /** Opens the (first) "Share or embed" panel and waits for its link and snippet. */
 export async function openShare(page) {
   await page.locator('.share__summary').first().click();
