@@ -362,7 +362,9 @@ impl Params for WhyParams {
                                 <div
                                     class="fig-why__bar"
                                     class:fig-why__bar--clipped=move || bar.with(|b| b.clipped)
-                                    style:width=move || bar.with(|b| format!("{:.3}%", b.percent.max(0.5)))
+                                    // Its length as a scale, which the compositor animates: a
+                                    // width's transition laid the page out again every frame.
+                                    style:transform=move || bar.with(|b| format!("scaleX({:.5})", b.percent.max(0.5) / 100.0))
                                 ></div>
                             </div>
                             <Readout data=Signal::derive(move || bar.with(|b| b.readout.clone()))/>

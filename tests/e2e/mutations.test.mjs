@@ -16,8 +16,8 @@ import { summarise } from './summary.mjs';
 import { mutationCounts, SWEEP_PAGES } from '../../bench/measure.mjs';
 
 const CEILINGS = {
-  why: { nodes: 24, why: 'five readouts (text and value), three time bars (width, label), the memory bar, the changed numbers and labels of two equations, "In words", the slider\'s own text' },
-  dp: { nodes: 471, why: 'at 64 GPUs every GPU\'s card (its sequences, its bar) and every node of the ring moves (centre and size of its dot and chunk); one more GPU adds its card and its node' },
+  why: { nodes: 24, why: 'five readouts (text and value), three time bars (length, label), the memory bar, the changed numbers and labels of two equations, "In words", the slider\'s own text' },
+  dp: { nodes: 220, why: 'the first step, from the default 8 GPUs to 1, drops seven cards and the ring\'s seven numbered GPUs; at 64 GPUs a step rewrites every card\'s sequences and the ring\'s two paths (its GPUs and its chunks, issue 39)' },
   zero: { nodes: 23, why: 'the readouts, the bar of each part of the training state, the equation\'s numbers, "In words"' },
   tp: { nodes: 11, why: 'the time readouts, the equation\'s numbers and label, "In words"' },
   pp: { nodes: 228, why: 'from 1 to 8 stages the timeline gains seven rows, their numbered blocks and their layer labels (the schedules compared, closed, are not built: issue 38)' },
