@@ -9,7 +9,6 @@ use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::param::{number_id, plain_options, set_option, whole, Opt, Param};
 use super::shared;
-use crate::hooks::use_scoped;
 use crate::model::choice::{options, Choice};
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::stage_layers;
@@ -112,11 +111,59 @@ impl Default for ThreeDParams {
 /// Global ranks: 0 to n − 1.
 pub const RANK: NumberSpec = NumberSpec::whole("rank", 0.0, 1_048_575.0);
 
-/// One tensor-parallel group in the grid.
+/// How a group of the grid stands to the selected rank's groups.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mark {
+    None,
+    /// The selected rank's own tensor group.
+    Selected,
+    /// In its pipeline group: its row.
+    Pipeline,
+    /// In its data-parallel group: its column.
+    Data,
+}
+
+impl Mark {
+    /// The box's classes: its mark's, and the domain's edge where it starts one.
+    fn classes(self, starts: bool) -> String {
+        let mark = match self {
+            Mark::None => "",
+            Mark::Selected => " fig-3d__group--selected",
+            Mark::Pipeline => " fig-3d__group--pipeline",
+            Mark::Data => " fig-3d__group--data",
+        };
+        let edge = if starts {
+            " fig-3d__group--domain-start"
+        } else {
+            ""
+        };
+        format!("fig-3d__group{mark}{edge}")
+    }
+}
+
+/// One tensor-parallel group in the grid, with everything its box shows: a
+/// box reads only its own (`widgets::rows`), so a new degree adds or drops
+/// boxes and GPUs and rewrites only the words and marks that changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
+    pub replica: u32,
+    pub stage: u32,
     /// The NVLink domain (node or rack) that holds this group.
     pub domain: u32,
+    pub domain_name: &'static str,
+    /// The first group of a domain that holds several ([`Domains::starts`]).
+    pub starts: bool,
+    pub mark: Mark,
+    /// The GPU marked in it: the selected rank's tensor index, in the
+    /// selected rank's row and column.
+    pub gpu: Option<u32>,
+}
+
+/// A drawn replica: its groups, one a stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridRow {
+    pub replica: u32,
+    pub cells: Vec<Cell>,
 }
 
 /// How the grid numbers its cells' NVLink domains: the layout's rank order
@@ -148,11 +195,8 @@ impl Domains {
 pub struct ThreeDData {
     /// Column headings: stage and its layers.
     pub stages: Vec<String>,
-    /// Drawn replica rows (at most `ROWS_DRAWN`), each a row of cells, and each row's replica.
-    pub rows: Vec<Vec<Cell>>,
-    pub replicas: Vec<u32>,
-    /// The selected rank's tensor index, marked inside its group.
-    pub selected_tp: u32,
+    /// Drawn replica rows (at most `ROWS_DRAWN`).
+    pub rows: Vec<GridRow>,
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
@@ -167,8 +211,7 @@ pub struct ThreeDData {
     pub state_per_gpu: ReadoutData,
     pub bubble: ReadoutData,
     pub train_time: ReadoutData,
-    /// The selected rank: its replica and stage (its cell), and its groups in words.
-    pub selected: (u32, u32),
+    /// The selected rank's groups in words.
     pub rank_words: String,
     pub rank_tp: ReadoutData,
     pub rank_dp: ReadoutData,
@@ -181,7 +224,7 @@ pub struct ThreeDData {
 fn gpu_clicked(event: &web_sys::MouseEvent) -> Option<u32> {
     use wasm_bindgen::JsCast;
     let target = event.target()?.dyn_into::<web_sys::Element>().ok()?;
-    let mut gpu = target.closest(".fig-3d__gpu").ok()??;
+    let mut gpu = target.closest(".fig-3d__gpus > span").ok()??;
     let mut index = 0;
     while let Some(previous) = gpu.previous_element_sibling() {
         index += 1;
@@ -291,7 +334,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         })
         .collect();
     // The first replicas, and the selected rank's in the last row when it is further down.
-    let (selected_tp, selected_replica, _) = layout.coordinates(params.rank);
+    let (selected_tp, selected_replica, selected_stage) = layout.coordinates(params.rank);
     let mut replicas: Vec<u32> = (0..d.min(ROWS_DRAWN)).collect();
     if selected_replica >= ROWS_DRAWN {
         replicas[ROWS_DRAWN as usize - 1] = selected_replica;
@@ -303,12 +346,27 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
     };
     let rows = replicas
         .iter()
-        .map(|&replica| {
-            (0..p)
-                .map(|stage| Cell {
-                    domain: domains.of(replica, stage),
+        .map(|&replica| GridRow {
+            replica,
+            cells: (0..p)
+                .map(|stage| {
+                    let (row, column) = (replica == selected_replica, stage == selected_stage);
+                    Cell {
+                        replica,
+                        stage,
+                        domain: domains.of(replica, stage),
+                        domain_name: domains.name,
+                        starts: domains.starts(replica, stage),
+                        mark: match (row, column) {
+                            (true, true) => Mark::Selected,
+                            (true, false) => Mark::Pipeline,
+                            (false, true) => Mark::Data,
+                            (false, false) => Mark::None,
+                        },
+                        gpu: (row || column).then_some(selected_tp),
+                    }
                 })
-                .collect()
+                .collect(),
         })
         .collect();
     let state = result.state.total();
@@ -347,8 +405,6 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         stages,
         rows,
         hidden_rows,
-        replicas,
-        selected_tp,
         tensor: t,
         numbering: domains,
         equations: Vec::new(),
@@ -376,10 +432,6 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
             result.time,
         )
         .with_note(shared::rate_note(scenario)),
-        selected: {
-            let (_, replica, stage) = layout.coordinates(params.rank);
-            (replica, stage)
-        },
         rank_words: rank_words(&layout, params.rank, (domains.size, domains.name)),
         rank_tp: ReadoutData::count(
             "rank-tp",
@@ -587,78 +639,51 @@ impl Params for ThreeDParams {
                 p.rank = p.layout.rank(gpu.unwrap_or(tp), replica, stage);
             })
         };
-        // The grid's shape: rebuilt when it changes, not when only its labels
-        // or node numbers do (a new data-parallel degree renumbers every node
-        // of a 96-cell grid; more layers relabel every stage).
-        let grid = Memo::new(move |_| {
-            data.with(|d| (d.tensor, d.rows.first().map_or(0, Vec::len) as u32))
-        });
         view! {
             <div class="figure__diagram fig-3d">
                 <p class="fig-3d__caption">{move || data.with(|d| d.caption.clone())}</p>
                 <div class="fig-3d__scroll" tabindex="0" role="region" aria-label="The grid of GPUs, scrolls sideways">
-                    // The grid's head and body are rebuilt with its shape. They read
-                    // `data` through a relay made with them, which leaves with them
-                    // (hooks::use_scoped), and their cells read the selection and
-                    // the node numbering through memos of it: one reader a cell
-                    // and a GPU would otherwise be left in `data`'s list a rebuild.
-                    {move || grid.with(|&(tensor, stage_count)| {
-                        let data = use_scoped(data);
-                        let selected = Memo::new(move |_| data.with(|d| d.selected));
-                        let selected_tp = Memo::new(move |_| data.with(|d| d.selected_tp));
-                        let numbering = Memo::new(move |_| data.with(|d| d.numbering));
-                        view! {
-                    <table class="fig-3d__grid">
+                    // Stage columns, replica rows and a group's GPUs come and go
+                    // one by one, each built once; a box reads only its own cell,
+                    // so a new degree renumbers the nodes and moves the marks
+                    // without building the grid again (issue 39).
+                    <table class="fig-3d__grid" data-t=move || data.with(|d| d.tensor)>
                         <thead>
                             <tr>
                                 <th scope="col"><span class="visually-hidden">"Replica"</span></th>
-                                {(0..stage_count as usize).map(|column| view! {
-                                    <th scope="col">{move || data.with(|d| d.stages.get(column).cloned().unwrap_or_default())}</th>
-                                }).collect_view()}
+                                {rows(data, |d| &d.stages, |stage| view! { <th scope="col">{move || stage.get()}</th> })}
                             </tr>
                         </thead>
                         <tbody>
-                            // Replica rows come and go one by one, each built once.
-                            {rows(data, |d| &d.replicas, move |replica| {
-                                let domain = move |stage: u32| numbering.with(|n| format!("{} {}", n.name, n.of(replica.get(), stage)));
-                                view! {
-                                        <tr>
-                                            <th scope="row">{move || format!("DP {}", replica.get())}</th>
-                                            {(0..stage_count as usize).map(|column| {
-                                                let stage = column as u32;
-                                                let is = move |which: fn((u32, u32), u32, u32) -> bool| selected.with(|s| which(*s, replica.get(), stage));
-                                                view! {
-                                                    <td>
-                                                        <button
-                                                            type="button"
-                                                            class="fig-3d__group"
-                                                            class:fig-3d__group--selected=move || is(|s, r, p| s == (r, p))
-                                                            class:fig-3d__group--pipeline=move || is(|s, r, p| s.0 == r && s.1 != p)
-                                                            class:fig-3d__group--data=move || is(|s, r, p| s.1 == p && s.0 != r)
-                                                            class:fig-3d__group--domain-start=move || numbering.with(|n| n.starts(replica.get(), stage))
-                                                            aria-pressed=move || is(|s, r, p| s == (r, p)).to_string()
-                                                            on:click=move |e| select(replica.get_untracked(), stage, gpu_clicked(&e))
-                                                        >
-                                                            // The button's name is its text: the node number, changed
-                                                            // by every new data-parallel degree, is written once.
-                                                            <span class="visually-hidden">{move || format!("Replica {}, stage {stage}, ", replica.get())}</span>
-                                                            <span class="fig-3d__gpus" aria-hidden="true">
-                                                                {(0..tensor).map(|tp| view! {
-                                                                    <span class="fig-3d__gpu" class:fig-3d__gpu--selected=move || tp == selected_tp.get() && is(|s, r, p| s.0 == r || s.1 == p)></span>
-                                                                }).collect_view()}
-                                                            </span>
-                                                            <span class="fig-3d__node">{move || domain(stage)}</span>
-                                                        </button>
-                                                    </td>
-                                                }
-                                            }).collect_view()}
-                                        </tr>
-                                }
+                            {rows(data, |d| &d.rows, move |row| view! {
+                                <tr>
+                                    <th scope="row">{move || row.with(|r| format!("DP {}", r.replica))}</th>
+                                    {rows(row, |r| &r.cells, move |cell| view! {
+                                        <td>
+                                            <button
+                                                type="button"
+                                                class=move || cell.with(|c| c.mark.classes(c.starts))
+                                                aria-pressed=move || cell.with(|c| if c.mark == Mark::Selected { "true" } else { "false" })
+                                                on:click=move |e| cell.with_untracked(|c| select(c.replica, c.stage, gpu_clicked(&e)))
+                                            >
+                                                // The button's name is its text: the node number, changed
+                                                // by every new data-parallel degree, is written once.
+                                                <span class="visually-hidden">{move || cell.with(|c| format!("Replica {}, stage {}, ", c.replica, c.stage))}</span>
+                                                // Eight GPUs, as many shown as the table's data-t
+                                                // asks and the one of data-gpu marked (style/figures.css):
+                                                // a new degree or selection writes an attribute.
+                                                <span class="fig-3d__gpus" aria-hidden="true" data-gpu=move || cell.with(|c| c.gpu)>
+                                                    <span></span><span></span><span></span><span></span>
+                                                    <span></span><span></span><span></span><span></span>
+                                                </span>
+                                                <span class="fig-3d__node">{move || cell.with(|c| format!("{} {}", c.domain_name, c.domain))}</span>
+                                            </button>
+                                        </td>
+                                    })}
+                                </tr>
                             })}
                         </tbody>
                     </table>
-                        }
-                    })}
                 </div>
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
                 <p class="fig-3d__rank">{move || data.with(|d| d.rank_words.clone())}</p>
@@ -733,22 +758,37 @@ mod tests {
             ]
         );
         assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
-        assert_eq!(d.rows[1][2].domain, 17);
+        assert_eq!(d.rows[1].cells[2].domain, 17);
         // The grid numbers each node from `numbering`, Megatron-LM's order
         // (tensor fastest, then data, then pipeline), 8 GPUs a node:
         // replica r, stage s of 8 × 4 × 8 starts at rank 8·(r + 8·s), so
         // replica 1, stage 2 is on node 8·17 / 8 = 17, as drawn.
         let Domains { layout, size, name } = d.numbering;
         assert_eq!((size, name), (8, "node"));
-        for (row, replica) in d.replicas.iter().enumerate() {
-            for (stage, cell) in d.rows[row].iter().enumerate() {
+        for row in &d.rows {
+            let replica = row.replica;
+            for (stage, cell) in row.cells.iter().enumerate() {
                 let stage = stage as u32;
+                assert_eq!((cell.replica, cell.stage), (replica, stage));
                 assert_eq!(8 * (replica + 8 * stage) / 8, cell.domain);
-                assert_eq!(layout.node_of(*replica, stage, size), cell.domain);
+                assert_eq!(layout.node_of(replica, stage, size), cell.domain);
+                assert_eq!(cell.domain_name, "node");
                 // A node of 8 holds one group of 8: its box is its edge.
-                assert!(!d.numbering.starts(*replica, stage));
+                assert!(!cell.starts);
             }
         }
+        // Rank 0 is tensor index 0 of replica 0 on stage 0: its group is
+        // marked, its row (pipeline group) and its column (data-parallel
+        // group) too, and in each of those the GPU of tensor index 0.
+        let cell = |replica: usize, stage: usize| &d.rows[replica].cells[stage];
+        assert_eq!((cell(0, 0).mark, cell(0, 0).gpu), (Mark::Selected, Some(0)));
+        assert_eq!((cell(0, 3).mark, cell(0, 3).gpu), (Mark::Pipeline, Some(0)));
+        assert_eq!((cell(5, 0).mark, cell(5, 0).gpu), (Mark::Data, Some(0)));
+        assert_eq!((cell(1, 1).mark, cell(1, 1).gpu), (Mark::None, None));
+        assert_eq!(
+            Mark::Pipeline.classes(true),
+            "fig-3d__group fig-3d__group--pipeline fig-3d__group--domain-start"
+        );
     }
 
     /// On a GB200 NVL72 the NVLink domain is the rack of 72 GPUs (its
@@ -763,11 +803,11 @@ mod tests {
         let params = ThreeDParams::from_query(&Query::parse("gpu=gb200-nvl72"), &mut Vec::new());
         let d = data(&params);
         assert_eq!((d.numbering.size, d.numbering.name), (72, "rack"));
-        for (row, &replica) in d.replicas.iter().enumerate() {
-            for (stage, cell) in d.rows[row].iter().enumerate() {
-                let (stage, first) = (stage as u32, 8 * (replica + 8 * stage as u32));
-                assert_eq!(cell.domain, first / 72);
-                assert_eq!(d.numbering.starts(replica, stage), first % 72 == 0);
+        for row in &d.rows {
+            for (stage, cell) in row.cells.iter().enumerate() {
+                let first = 8 * (row.replica + 8 * stage as u32);
+                assert_eq!((cell.domain, cell.domain_name), (first / 72, "rack"));
+                assert_eq!(cell.starts, first.is_multiple_of(72));
             }
         }
         assert!(d.numbering.starts(1, 1) && d.numbering.starts(2, 2) && !d.numbering.starts(1, 0));

@@ -245,7 +245,7 @@ test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click s
   found = await readouts(page);
   assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [5, 2, 3]);
   // Its third GPU, clicked: tensor index 2, 2 + 8 × (2 + 8 × 3) = 210 (it used to keep index 5).
-  await cell.locator('.fig-3d__gpu').nth(2).click();
+  await cell.locator('.fig-3d__gpus > span').nth(2).click();
   await urlMatching(page, /rank=210/);
   found = await readouts(page);
   assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [2, 2, 3]);
