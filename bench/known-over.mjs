@@ -101,10 +101,12 @@
 // 3D grid's stage columns and groups kept across a new degree, its GPUs
 // shown and marked by two attributes and style/figures.css, and why's
 // bars scaled, not resized, 317 more: 340,392, 1,125 under the last. The
-// timeline's paths in whole ticks, 96 fewer: 340,296.
+// timeline's paths in whole ticks, 96 fewer: 340,296. The ring's chunks on
+// the ring, halfway round to the next GPU, and its name counting one GPU
+// in the singular, 141 fewer: 340,155.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 340296 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 340296 },
+  { check: 'transfer brotli bytes, full page', measured: 340155 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 340155 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -574,7 +574,8 @@ struct RingNode {
     /// The GPU's centre.
     x: f64,
     y: f64,
-    /// Halfway to its right-hand neighbour, where its chunk is drawn.
+    /// Halfway round the ring to its right-hand neighbour, where its chunk
+    /// is drawn: on the ring, so that two GPUs' chunks do not meet at its centre.
     mx: f64,
     my: f64,
     radius: f64,
@@ -616,21 +617,22 @@ fn clockwise_from_top(turn: f64) -> (f64, f64) {
 fn ring_nodes(n: u32, step: Option<&RingStep>) -> Vec<RingNode> {
     let center = RING_BOX / 2.0;
     let radius = RING_BOX * 0.38;
-    let position = |i: u32| {
-        let (x, y) = clockwise_from_top(f64::from(i) / f64::from(n.max(1)));
+    // In halves of a GPU's share of the turn: GPU i at 2i, its chunk at 2i + 1.
+    let position = |half: u32| {
+        let (x, y) = clockwise_from_top(f64::from(half) / f64::from(2 * n.max(1)));
         (center + radius * x, center + radius * y)
     };
     let node = (RING_BOX / f64::from(n.max(1)) * 0.9).clamp(2.5, 10.0);
     (0..n)
         .map(|index| {
-            let (x, y) = position(index);
-            let (nx, ny) = position(index + 1);
+            let (x, y) = position(2 * index);
+            let (mx, my) = position(2 * index + 1);
             RingNode {
                 index,
                 x,
                 y,
-                mx: (x + nx) / 2.0,
-                my: (y + ny) / 2.0,
+                mx,
+                my,
                 radius: node,
                 chunk: step.and_then(|s| s.sends.get(index as usize).copied()),
             }
@@ -679,7 +681,7 @@ fn RingDiagram(
             data-drives="gpus"
             viewBox=format!("0 0 {RING_BOX} {RING_BOX}")
             role="img"
-            aria-label=move || format!("A ring of {} GPUs, each sending to its right-hand neighbour", gpus.get())
+            aria-label=move || format!("A ring of {}, each sending to its right-hand neighbour", counted(f64::from(gpus.get()), "GPU", "GPUs"))
         >
             <circle class="fig-dp__ring-path" cx=RING_BOX / 2.0 cy=RING_BOX / 2.0 r=RING_BOX * 0.38></circle>
             <path class="fig-dp__gpu-dot" d=path(|n| Some((n.x, n.y, n.radius)))></path>
@@ -934,6 +936,12 @@ mod tests {
             [Some(3), Some(0), Some(1), Some(2)]
         );
         assert!((nodes[0].x - RING_BOX / 2.0).abs() < 1e-9 && nodes[0].y < RING_BOX / 2.0);
+        // Two GPUs, at the top and the bottom of the ring of radius 76
+        // round (100, 100): their chunks sit on the ring a quarter turn on,
+        // at (176, 100) and (24, 100), not both at its centre.
+        let two = ring_nodes(2, None);
+        let at = |node: &RingNode| ((node.mx * 1e9).round() / 1e9, (node.my * 1e9).round() / 1e9);
+        assert_eq!((at(&two[0]), at(&two[1])), ((176.0, 100.0), (24.0, 100.0)));
         // Two GPUs' dots of radius 10 at the top and bottom of the ring,
         // (100, 24) and (100, 176), each from its left edge by two arcs of 2r.
         assert_eq!(
