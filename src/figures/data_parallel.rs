@@ -641,7 +641,7 @@ fn ring_nodes(n: u32, step: Option<&RingStep>) -> Vec<RingNode> {
 }
 
 /// Circles, each (centre x, centre y, radius), as one SVG path: from its
-/// left edge, two half-circle arcs (SVG 1.1, 8.3.8).
+/// left edge, two half-circle arcs (SVG 1.1, 8.3.7, the elliptical arc commands).
 fn circles(all: impl Iterator<Item = (f64, f64, f64)>) -> String {
     let mut d = String::new();
     for (x, y, r) in all {
