@@ -200,8 +200,6 @@ pub struct ThreeDData {
     /// Replicas not drawn.
     pub hidden_rows: u32,
     pub tensor: u32,
-    /// How the grid numbers each cell's NVLink domain.
-    pub numbering: Domains,
     /// N = t·p·d, the state per GPU and the time, with the current values.
     pub equations: Vec<Equation>,
     pub caption: String,
@@ -406,7 +404,6 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         rows,
         hidden_rows,
         tensor: t,
-        numbering: domains,
         equations: Vec::new(),
         caption: format!(
             "Data-parallel replicas run down, pipeline stages across. Each box is one tensor-parallel group of {}, kept inside \
@@ -759,12 +756,11 @@ mod tests {
         );
         assert_eq!((d.rows.len(), d.hidden_rows), (6, 2));
         assert_eq!(d.rows[1].cells[2].domain, 17);
-        // The grid numbers each node from `numbering`, Megatron-LM's order
-        // (tensor fastest, then data, then pipeline), 8 GPUs a node:
-        // replica r, stage s of 8 × 4 × 8 starts at rank 8·(r + 8·s), so
-        // replica 1, stage 2 is on node 8·17 / 8 = 17, as drawn.
-        let Domains { layout, size, name } = d.numbering;
-        assert_eq!((size, name), (8, "node"));
+        // The grid numbers each node in Megatron-LM's order (tensor
+        // fastest, then data, then pipeline), 8 GPUs a node: replica r,
+        // stage s of 8 × 4 × 8 starts at rank 8·(r + 8·s), so replica 1,
+        // stage 2 is on node 8·17 / 8 = 17, as drawn.
+        let (layout, size) = (ThreeDParams::default().layout, 8);
         for row in &d.rows {
             let replica = row.replica;
             for (stage, cell) in row.cells.iter().enumerate() {
@@ -802,7 +798,6 @@ mod tests {
     fn the_grid_on_a_rack_of_72() {
         let params = ThreeDParams::from_query(&Query::parse("gpu=gb200-nvl72"), &mut Vec::new());
         let d = data(&params);
-        assert_eq!((d.numbering.size, d.numbering.name), (72, "rack"));
         for row in &d.rows {
             for (stage, cell) in row.cells.iter().enumerate() {
                 let first = 8 * (row.replica + 8 * stage as u32);
@@ -810,7 +805,8 @@ mod tests {
                 assert_eq!(cell.starts, first.is_multiple_of(72));
             }
         }
-        assert!(d.numbering.starts(1, 1) && d.numbering.starts(2, 2) && !d.numbering.starts(1, 0));
+        let starts = |replica: usize, stage: usize| d.rows[replica].cells[stage].starts;
+        assert!(starts(1, 1) && starts(2, 2) && !starts(1, 0));
         assert!(
             d.rank_words
                 .starts_with("Rank 0 (rack 0) is tensor index 0"),
