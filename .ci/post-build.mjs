@@ -36,6 +36,15 @@ if (!page.includes(digest(source))) throw new Error(`index.html has no integrity
 page = page.replace(digest(source), digest(code));
 console.log(`post-build: ${glue[0]} ${source.length} -> ${code.length} bytes`);
 
+// 5. The wasm is fetched by src/boot.js after the first paint, not preloaded
+//    at once: Trunk's preload link goes, its integrity moved to boot.js's tag.
+// Trunk's minified page orders a tag's attributes its own way: match the tag, then read it.
+const preload = [...page.matchAll(/<link\b[^>]*>/g)].map(([tag]) => tag).find((tag) => /\brel="?preload\b/.test(tag) && /\.wasm\b/.test(tag));
+const wasmIntegrity = preload?.match(/\bintegrity="?(sha384-[A-Za-z0-9+/=]+)/)?.[1];
+if (!wasmIntegrity) throw new Error('index.html has no preload link with an integrity for the wasm');
+page = page.replace(preload, '').replace(/<script\b[^>]*\bdata-parallax-wasm=/, (open) => open.replace('<script', `<script data-parallax-wasm-integrity="${wasmIntegrity}"`));
+if (!page.includes(`data-parallax-wasm-integrity="${wasmIntegrity}"`)) throw new Error('boot.js has no tag to carry the wasm integrity');
+
 for (const [name, module] of [['boot.js', true], ['route.js', false], ['drawing.js', true]]) {
   const file = join(staging, name);
   const written = readFileSync(file, 'utf8');

@@ -103,10 +103,16 @@
 // bars scaled, not resized, 317 more: 340,392, 1,125 under the last. The
 // timeline's paths in whole ticks, 96 fewer: 340,296. The ring's chunks on
 // the ring, halfway round to the next GPU, and its name counting one GPU
-// in the singular, 141 fewer: 340,155.
+// in the singular, 141 fewer: 340,155. The 3D data without its unused
+// numbering, 271 fewer: 339,884 (the entries were left at 340,155).
+// Each figure's place with its "In words" at the defaults (a phone's
+// largest first paint is the document's, not the app's: LCP), index.html
+// +993, and the wasm fetched after the first paint with its digest on
+// boot.js's tag, boot.js +66, style.css +11: 340,956, 246 under what
+// issue 39 allows (341,202).
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 340155 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 340155 },
+  { check: 'transfer brotli bytes, full page', measured: 340956 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 340956 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -98,9 +98,23 @@ const tag = document.querySelector('script[data-parallax-js]');
 // What draws a figure as SVG (src/drawing.js), fetched the first time a
 // reader saves one (src/widgets/export.rs), not before.
 window.parallaxDrawing = () => import(new URL(tag.dataset.parallaxDrawing, tag.src).href);
+// The app's 300 KB (brotli) are asked for once the document, read whole (a module
+// script runs after the parser), is on the screen: the second animation
+// frame starts after the first has been drawn. On a slow link they would
+// otherwise share it with what that paint needs. Where no frame comes (an
+// iframe scrolled out of view draws none), half a second is waited instead.
+// .ci/post-build.mjs moved the wasm's integrity from Trunk's preload link,
+// which would fetch it at once, to this script's data-parallax-wasm-integrity.
+const painted = new Promise((resolve) => {
+  requestAnimationFrame(() => requestAnimationFrame(resolve));
+  setTimeout(resolve, 500);
+});
 try {
-  const { default: init } = await import(new URL(tag.dataset.parallaxJs, tag.src).href);
-  await init({ module_or_path: new URL(tag.dataset.parallaxWasm, tag.src).href });
+  const glue = import(new URL(tag.dataset.parallaxJs, tag.src).href);
+  await painted;
+  const wasm = fetch(new URL(tag.dataset.parallaxWasm, tag.src), { integrity: tag.dataset.parallaxWasmIntegrity ?? '' });
+  const { default: init } = await glue;
+  await init({ module_or_path: wasm });
 } catch (error) {
   // The app could not start (WebAssembly blocked, the network gone): the
   // page stays the document it is without scripts (src/route.js), whole.

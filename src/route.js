@@ -2,10 +2,11 @@
 // `js` hides what only a reader without scripts needs (the notes that a
 // figure needs JavaScript) and shows what needs them. A figure's page
 // (?fig=SLUG) is `embed-route`: until the app replaces the page with the
-// figure, the document shows that figure's own section alone (its title and
-// its readouts at the defaults), marked `figure--first` as the parser reaches
-// it; a URL that sets anything more marks it `embed-route--pending`, and the
-// readouts then say they are being worked out rather than show the defaults.
+// figure, the document shows that figure's own section alone (its title, its
+// "In words" and its readouts, at the defaults), marked `figure--first` as
+// the parser reaches it; a URL that sets anything more marks it
+// `embed-route--pending`, and the readouts then say they are being worked
+// out rather than show the defaults (the words are left out).
 const root = document.documentElement;
 root.classList.add('js');
 const query = new URLSearchParams(location.search);

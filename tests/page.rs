@@ -24,7 +24,7 @@ use parallax::figures::{find, Figure, Part, FIGURES};
 use parallax::model::query::Query;
 use parallax::runs::PublishedRuns;
 use parallax::settings::{provide_settings, PageSettings};
-use parallax::widgets::{escape, Readout};
+use parallax::widgets::{escape, InWords, Readout};
 use pulldown_cmark::{html, Options, Parser};
 
 const CONTENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/content");
@@ -193,15 +193,24 @@ fn of_part(part: Part) -> impl Iterator<Item = (usize, &'static Figure)> {
         .filter(move |(_, f)| f.about.part == part)
 }
 
-/// A figure's place before the app builds it: its readouts at the defaults.
+/// A figure's place before the app builds it: what it shows in words and
+/// its readouts, at the defaults. The words come first: without the app they
+/// stand in for the diagram, and on a figure's own page (`?fig=`) they are
+/// what a phone shows above the fold before the app arrives, as long as any
+/// text the app then draws there, so that the page's largest paint is this
+/// one rather than one that waits for the wasm.
 fn figure_place(figure: &Figure) -> String {
-    let readouts = (figure.native.readouts)(&Query::default(), &mut Vec::new());
+    let defaults = Query::default();
+    let readouts = (figure.native.readouts)(&defaults, &mut Vec::new());
     let readouts: String = readouts
         .into_iter()
         .map(|data| render(move || view! { <Readout data=data/> }))
         .collect();
+    let summary = (figure.native.summary)(&defaults, &mut Vec::new());
+    let in_words = render(move || view! { <InWords text=Signal::stored(summary)/> });
     format!(
         r#"<div class="figure__live figure__live--waiting" data-live="{slug}">
+{in_words}
 <div class="figure__readouts">{readouts}</div>
 <p class="figure__static-note">The figure itself is drawn in your browser and needs JavaScript; these are its numbers at the defaults.</p>
 </div>"#,

@@ -238,6 +238,8 @@ pub struct Native {
     pub keys: fn() -> Vec<KeyDoc>,
     /// Its equations for a query.
     pub equations: fn(&Query, &mut Vec<Notice>) -> Vec<Equation>,
+    /// Its "In words" for a query (plan A's).
+    pub summary: fn(&Query, &mut Vec<Notice>) -> String,
     /// The slider of one of its keys, at the defaults (a number in the prose that drives it).
     pub slider: fn(&str) -> Option<SliderDoc>,
 }
@@ -256,6 +258,7 @@ impl Figure {
                 canonical: canonical::<P>,
                 keys: keys_of::<P>,
                 equations: equations_for::<P>,
+                summary: summary_for::<P>,
                 slider: slider_of::<P>,
             },
         }
@@ -351,6 +354,11 @@ fn readouts_for<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Vec<Read
 #[cfg(not(target_arch = "wasm32"))]
 fn equations_for<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> Vec<Equation> {
     P::equations(&P::from_query(query, notices).data())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn summary_for<P: Params>(query: &Query, notices: &mut Vec<Notice>) -> String {
+    P::summary(&P::from_query(query, notices).data())
 }
 
 #[cfg(not(target_arch = "wasm32"))]

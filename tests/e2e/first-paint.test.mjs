@@ -25,18 +25,20 @@ async function openHeld(query) {
     new PerformanceObserver((list) => window.shifts.push(...list.getEntries().map((entry) => entry.value))).observe({ type: 'layout-shift', buffered: true });
   });
   const held = [];
-  await page.route(/\.wasm$/, (route) => held.push(route));
+  // src/boot.js asks for the wasm only once the document is on the screen.
+  const asked = new Promise((resolve) => page.route(/\.wasm$/, (route) => resolve(held.push(route))));
   await page.goto(`${app.server.base}${query}`, { waitUntil: 'domcontentloaded' });
   const release = async () => {
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     for (const route of held) await route.continue();
   };
-  return { page, errors, release, close: () => context.close(), held };
+  return { page, errors, release, close: () => context.close(), asked };
 }
 
 // The defaults, each from its source: Llama 2 7B's 6.74B parameters at 16
 // bytes each (the ZeRO paper's count), 107.8 GB; 70B at 16 bytes, 1,120 GB;
-// GPipe's bubble (p − 1)/(m + p − 1) at p 4, m 8: 3/11, 27.3%.
+// GPipe's bubble (p − 1)/(m + p − 1) at p 4, m 8: 3/11, 27.3%. The words
+// say the same number.
 const DEFAULTS = {
   why: ['training-state', '107.8 GB'],
   planner: ['state-per-gpu', '1,120 GB'],
@@ -44,15 +46,18 @@ const DEFAULTS = {
 };
 
 for (const [slug, [id, text]] of Object.entries(DEFAULTS)) {
-  test(`?fig=${slug} on a slow link shows its own section and readouts before the app, and nothing else`, async () => {
-    const { page, errors, release, close, held } = await openHeld(`?fig=${slug}`);
+  test(`?fig=${slug} on a slow link shows its own section, words and readouts before the app, and nothing else`, async () => {
+    const { page, errors, release, close, asked } = await openHeld(`?fig=${slug}`);
     const section = page.locator(`section[id="${slug}"]`);
     await section.locator('.figure__title').waitFor({ state: 'visible' });
+    await asked;
     assert.equal(await page.getAttribute('html', 'data-app'), null, 'the app has not started');
-    assert.ok(held.length > 0, 'the wasm is held back');
     const value = section.locator(`[data-readout="${id}"] .readout__value`);
     assert.ok(await value.isVisible());
     assert.equal(await value.textContent(), text);
+    const words = section.locator('.figure__in-words');
+    assert.ok(await words.isVisible());
+    assert.match(await words.textContent(), new RegExp(`^In words\\. .*${text.replace('.', '\\.')}`));
     for (const other of FIGURES.filter((f) => f !== slug)) {
       assert.equal(await page.locator(`section[id="${other}"]`).isVisible(), false, `${other} is hidden`);
     }
@@ -76,6 +81,7 @@ test('a figure page whose URL sets more says its numbers are being worked out, n
   const section = page.locator('section#why');
   await section.locator('.figure__title').waitFor({ state: 'visible' });
   assert.equal(await section.locator('[data-readout="training-state"] .readout__value').isVisible(), false, '107.8 GB is not 70B\'s');
+  assert.equal(await section.locator('.figure__in-words').isVisible(), false, 'nor are the words');
   // Nor their labels and notes, which carry numbers too ("Over one GPU of 80 GB").
   assert.equal(await section.locator('[data-readout="over-gpu"] .readout__label').isVisible(), false);
   const note = await section.locator('.figure__readouts').evaluate((element) => getComputedStyle(element, '::before').content);
@@ -86,6 +92,58 @@ test('a figure page whose URL sets more says its numbers are being worked out, n
   assert.equal((await readouts(page, 'main.embed'))['training-state'].text, '1,120 GB');
   assert.deepEqual(errors, []);
   await close();
+});
+
+// The page's largest paint (LCP) is the document's, not one that waits for
+// the wasm: on Lighthouse's phone (412 × 823 CSS px), no text the app draws
+// on the first screen of a figure's page is larger than the largest the
+// document drew there before it. Sizes, not times: the wasm is held until
+// the document's paint is in, then let go.
+test('no figure page\'s app paints a text larger than its document did', async () => {
+  // No service worker: it would serve the next page's wasm past the hold.
+  const context = await app.browser.newContext({ viewport: { width: 412, height: 823 }, serviceWorkers: 'block' });
+  await context.addInitScript(() => {
+    window.largest = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        window.largest.push({ size: entry.size, document: Boolean(entry.element?.closest('.explainer')), text: entry.element?.textContent.slice(0, 40) });
+      }
+    }).observe({ type: 'largest-contentful-paint', buffered: true });
+  });
+  for (const slug of FIGURES) {
+    const page = await context.newPage();
+    const asked = new Promise((resolve) => page.route(/\.wasm$/, resolve));
+    await page.goto(`${app.server.base}?fig=${slug}`);
+    await page.waitForFunction(() => window.largest.length > 0);
+    await (await asked).continue();
+    await ready(page);
+    // Two frames for the app's paint to be reported.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const largest = await page.evaluate(() => window.largest);
+    const last = largest.at(-1);
+    assert.ok(last.document, `${slug}: the largest paint is the app's "${last.text}" (${last.size} px²), not the document's`);
+    assert.match(last.text, /^In words\. /, `${slug}: the document's largest text is its words`);
+    await page.close();
+  }
+  await context.close();
+});
+
+// A wasm that is not the one built (its digest, moved by .ci/post-build.mjs
+// from Trunk's preload link to boot.js's tag, does not match) is refused:
+// the app does not start and the page stays the document, whole.
+test('a wasm that does not match its integrity digest is refused, and the page stays the document', async () => {
+  const context = await app.browser.newContext();
+  const page = await context.newPage();
+  await page.route(/\.wasm$/, async (route) => {
+    const body = Buffer.from(await (await route.fetch()).body());
+    body[body.length - 1] ^= 1;
+    await route.fulfill({ body, contentType: 'application/wasm' });
+  });
+  await page.goto(`${app.server.base}?fig=why`);
+  await page.waitForFunction(() => !document.documentElement.classList.contains('js'));
+  assert.equal(await page.getAttribute('html', 'data-app'), null, 'the app has not started');
+  assert.ok(await page.locator('section#dp .figure__title').isVisible(), 'the whole document shows');
+  await context.close();
 });
 
 // Without JavaScript a figure's link (the share panel's, which ends at the

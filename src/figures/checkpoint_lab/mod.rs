@@ -267,7 +267,7 @@ pub fn data(params: &LabParams, points: &[LabPoint]) -> LabData {
         }
         None => format!(
             "{layers} layers of width {} on a batch of {}: {setting} should hold {predicted} of activations at the \
-             peak and recompute {} of the step. The experiment is running.",
+             peak and recompute {} of the step; the experiment, run in your browser, measures both.",
             params.width,
             params.batch,
             Fraction(extra)
