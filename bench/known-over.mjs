@@ -109,10 +109,14 @@
 // largest first paint is the document's, not the app's: LCP), index.html
 // +993, and the wasm fetched after the first paint with its digest on
 // boot.js's tag, boot.js +66, style.css +11: 340,956, 246 under what
-// issue 39 allows (341,202).
+// issue 39 allows (341,202). The wasm asked for once the first contentful
+// paint is reported, not two animation frames after the parser (which
+// could come before that paint was presented, and Lighthouse then counted
+// the wasm's download in the full page's LCP: 3.0 s in 2 of 3 runs),
+// boot.js +59: 341,015, 187 under.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 340956 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 340956 },
+  { check: 'transfer brotli bytes, full page', measured: 341015 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 341015 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -99,15 +99,20 @@ const tag = document.querySelector('script[data-parallax-js]');
 // reader saves one (src/widgets/export.rs), not before.
 window.parallaxDrawing = () => import(new URL(tag.dataset.parallaxDrawing, tag.src).href);
 // The app's 300 KB (brotli) are asked for once the document, read whole (a module
-// script runs after the parser), is on the screen: the second animation
-// frame starts after the first has been drawn. On a slow link they would
-// otherwise share it with what that paint needs. Where no frame comes (an
-// iframe scrolled out of view draws none), half a second is waited instead.
-// .ci/post-build.mjs moved the wasm's integrity from Trunk's preload link,
-// which would fetch it at once, to this script's data-parallax-wasm-integrity.
+// script runs after the parser), is on the screen: its first contentful
+// paint is reported once that frame has been presented, later than any
+// animation frame's callback. On a slow link they would otherwise share it
+// with what that paint needs, and a page's largest paint would count the
+// wasm's download as a part of it (Lighthouse's simulated LCP). Where no
+// paint comes (an iframe scrolled out of view draws none), half a second is
+// waited instead. .ci/post-build.mjs moved the wasm's integrity from
+// Trunk's preload link, which would fetch it at once, to this script's
+// data-parallax-wasm-integrity.
 const painted = new Promise((resolve) => {
-  requestAnimationFrame(() => requestAnimationFrame(resolve));
   setTimeout(resolve, 500);
+  if (!self.PerformanceObserver?.supportedEntryTypes?.includes('paint')) return;
+  new PerformanceObserver((list) => list.getEntriesByName('first-contentful-paint').length && resolve())
+    .observe({ type: 'paint', buffered: true });
 });
 try {
   const glue = import(new URL(tag.dataset.parallaxJs, tag.src).href);
