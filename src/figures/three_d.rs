@@ -292,7 +292,7 @@ fn rank_words(layout: &Layout, rank: u32, domains: (u32, &str)) -> String {
     let (first, last) = (layout.rank(0, dp, pp), layout.rank(t - 1, dp, pp));
     format!(
         "Rank {rank} ({name} {}) is tensor index {tp} of replica {dp} on stage {pp}, marked in its group. Its tensor group of \
-         {t} (outlined solid) {}; its pipeline group of {p} (its row, dashed) {}; its data-parallel \
+         {t} (shaded, solid) {}; its pipeline group of {p} (its row, dashed) {}; its data-parallel \
          group of {d} (its column, dotted) {}.",
         domain(rank),
         if t > 1 { format!("is ranks {first} to {last} and talks {}", span(&[first, last])) } else { "is itself".to_string() },
@@ -739,7 +739,7 @@ mod tests {
         );
         params.layout.tensor = 1;
         assert!(rank_words(&params.layout, 5, (8, "node"))
-            .contains("Its tensor group of 1 (outlined solid) is itself;"));
+            .contains("Its tensor group of 1 (shaded, solid) is itself;"));
     }
 
     #[test]

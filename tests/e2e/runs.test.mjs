@@ -249,6 +249,21 @@ test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click s
   await urlMatching(page, /rank=210/);
   found = await readouts(page);
   assert.deepEqual([found['rank-tp'].value, found['rank-dp'].value, found['rank-pp'].value], [2, 2, 3]);
+  // The keyboard's focus ring is not the selection's mark (a newcomer took a
+  // focused group for the selected one): Shift+Tab from the selected group
+  // focuses stage 2 of its replica, outlined, while the selected group is
+  // filled and bordered, with no outline.
+  await cell.focus();
+  await page.keyboard.press('Shift+Tab');
+  const look = (locator) => locator.evaluate((node) => {
+    const style = getComputedStyle(node);
+    return { outline: style.outlineStyle, border: style.borderTopStyle, fill: style.backgroundColor };
+  });
+  const focused = await look(page.getByRole('button', { name: /^Replica 2, stage 2,/ }));
+  const selected = await look(page.locator('.fig-3d__group--selected'));
+  assert.deepEqual([focused.outline, focused.border], ['solid', 'dashed'], 'the focused group: its ring, and its border as a group of the pipeline row');
+  assert.deepEqual([selected.outline, selected.border], ['none', 'solid'], 'the selected group: a solid border, no ring');
+  assert.notEqual(focused.fill, selected.fill, 'only the selected group is filled');
   assert.deepEqual(errors, []);
   await close();
   // Comparing two plans keeps plan B's grid on screen (a newcomer lost it): 16 replicas, 6 drawn.
