@@ -133,6 +133,13 @@ navigator.serviceWorker?.register(new URL('sw.js', tag.src).href).catch(() => {}
 // An embedded figure is built by now: its question, answered before, shows so.
 const embedded = document.querySelector('main.embed');
 if (embedded) restore(embedded);
+// An iframe out of view draws nothing, so the app's ResizeObserver
+// (src/embedded.rs) would tell the figure's height only once a reader
+// scrolled to it, and the course page would grow as they arrived: it is
+// told now, from layout, once the app's first tasks are done.
+if (embedded && parent !== window) {
+  setTimeout(() => parent.postMessage({ type: 'parallax:resize', figure: embedded.dataset.figure, height: embedded.scrollHeight }, '*'));
+}
 // Each figure of the page, once the app has built it (as it nears the
 // screen): its questions answered before show so, and the numbers in the
 // prose that follow it ({{figure.readout}} and {{figure.key}} in

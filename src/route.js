@@ -10,8 +10,9 @@
 const root = document.documentElement;
 root.classList.add('js');
 const query = new URLSearchParams(location.search);
-const slug = query.get('fig');
-if (slug !== null) {
+// The app reads a figure's name in any case (?fig=DP).
+const slug = query.get('fig')?.toLowerCase();
+if (slug !== undefined) {
   root.classList.add('embed-route');
   if ([...query.keys()].some((key) => key !== 'fig')) root.classList.add('embed-route--pending');
   const mark = () => {
@@ -23,9 +24,11 @@ if (slug !== null) {
   // Mutation callbacks run before the browser paints what the parser added.
   const parsing = new MutationObserver(() => (mark() || document.readyState !== 'loading') && parsing.disconnect());
   parsing.observe(root, { childList: true, subtree: true });
-  // A course page's iframe (src/embed.js) takes the section's height from the start.
   addEventListener('DOMContentLoaded', () => {
-    // The document's own height (its margins in), not the frame's.
+    // No figure of that name (?fig=nope): the whole document, as the app will show it.
+    if (!document.querySelector('.figure--first')) return root.classList.remove('embed-route', 'embed-route--pending');
+    // A course page's iframe (src/embed.js) takes the section's height from
+    // the start: the document's own height (its margins in), not the frame's.
     if (parent !== window && !document.querySelector('main.embed')) {
       parent.postMessage({ type: 'parallax:resize', figure: slug, height: Math.ceil(root.getBoundingClientRect().height) }, '*');
     }

@@ -194,7 +194,10 @@ fn of_part(part: Part) -> impl Iterator<Item = (usize, &'static Figure)> {
 }
 
 /// A figure's place before the app builds it: what it shows in words and
-/// its readouts, at the defaults. The words come first: without the app they
+/// its readouts, at the defaults, under a note (seen only without
+/// JavaScript) that says the figure needs it. A readout that answers the
+/// figure's question is left out: the app shows it only when asked
+/// ([`Params::ANSWERS`]). The words come before the readouts: without the app they
 /// stand in for the diagram, and on a figure's own page (`?fig=`) they are
 /// what a phone shows above the fold before the app arrives, as long as any
 /// text the app then draws there, so that the page's largest paint is this
@@ -204,15 +207,16 @@ fn figure_place(figure: &Figure) -> String {
     let readouts = (figure.native.readouts)(&defaults, &mut Vec::new());
     let readouts: String = readouts
         .into_iter()
+        .filter(|data| !figure.native.answers.contains(&data.id))
         .map(|data| render(move || view! { <Readout data=data/> }))
         .collect();
     let summary = (figure.native.summary)(&defaults, &mut Vec::new());
     let in_words = render(move || view! { <InWords text=Signal::stored(summary)/> });
     format!(
         r#"<div class="figure__live figure__live--waiting" data-live="{slug}">
+<p class="figure__static-note">The figure itself is drawn in your browser and needs JavaScript; here are its numbers at the defaults.</p>
 {in_words}
 <div class="figure__readouts">{readouts}</div>
-<p class="figure__static-note">The figure itself is drawn in your browser and needs JavaScript; these are its numbers at the defaults.</p>
 </div>"#,
         slug = figure.slug()
     )

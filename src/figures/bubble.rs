@@ -184,6 +184,8 @@ impl Params for BubbleParams {
         vec![d.bubble.clone()]
     }
 
+    const ANSWERS: &'static [&'static str] = &["micro-for-10pct"];
+
     fn summary(d: &BubbleData) -> String {
         d.summary.clone()
     }

@@ -40,6 +40,11 @@ pub trait Params: Clone + PartialEq + Default + Send + Sync + 'static {
         Self::readouts(data)
     }
 
+    /// The ids of the readouts that answer the figure's questions, which a
+    /// page shows only when the reader asks: the document's numbers before
+    /// the app (`tests/page.rs`) leave them out.
+    const ANSWERS: &'static [&'static str] = &[];
+
     /// The "In words" sentence.
     fn summary(data: &Self::Data) -> String;
 
@@ -240,6 +245,8 @@ pub struct Native {
     pub equations: fn(&Query, &mut Vec<Notice>) -> Vec<Equation>,
     /// Its "In words" for a query (plan A's).
     pub summary: fn(&Query, &mut Vec<Notice>) -> String,
+    /// The ids of the readouts that answer its questions ([`Params::ANSWERS`]).
+    pub answers: &'static [&'static str],
     /// The slider of one of its keys, at the defaults (a number in the prose that drives it).
     pub slider: fn(&str) -> Option<SliderDoc>,
 }
@@ -259,6 +266,7 @@ impl Figure {
                 keys: keys_of::<P>,
                 equations: equations_for::<P>,
                 summary: summary_for::<P>,
+                answers: P::ANSWERS,
                 slider: slider_of::<P>,
             },
         }

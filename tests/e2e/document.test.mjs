@@ -26,7 +26,9 @@ function proseWords(page) {
 function placeReadouts(page) {
   return page.evaluate((slugs) => Object.fromEntries(slugs.map((slug) => [
     slug,
+    // Not an answer the app keeps in a closed <details> until the reader asks (bubble's micro-batches under 10%).
     Object.fromEntries([...document.querySelectorAll(`section[id="${slug}"] .figure__live [data-readout]`)]
+      .filter((element) => !element.closest('details:not([open])'))
       .map((element) => [element.dataset.readout, element.dataset.value])),
   ])), FIGURES);
 }

@@ -96,6 +96,9 @@ test('a figure page whose URL sets more says its numbers are being worked out, n
   assert.equal(await section.locator('[data-readout="over-gpu"] .readout__label').isVisible(), false);
   const note = await section.locator('.figure__readouts').evaluate((element) => getComputedStyle(element, '::before').content);
   assert.match(note, /Working out the numbers/);
+  // One line, not the empty room of nine readouts (a newcomer read 1,000 px of it as broken).
+  const room = await section.locator('.figure__readouts').evaluate((element) => element.getBoundingClientRect().height);
+  assert.ok(room < 60, `the line takes ${room} px`);
   await release();
   await ready(page);
   // 70B at 16 bytes a parameter.
@@ -104,12 +107,31 @@ test('a figure page whose URL sets more says its numbers are being worked out, n
   await close();
 });
 
+// The app reads a figure's name in any case; a name of no figure shows the
+// whole document, as the app then does with a notice (both were blank until
+// the wasm came).
+test('a figure named in capitals shows its section before the app, and a name of no figure the whole document', async () => {
+  const capitals = await openHeld('?fig=DP');
+  await capitals.page.locator('section#dp .figure__title').waitFor({ state: 'visible' });
+  assert.equal(await capitals.page.locator('section#why').isVisible(), false);
+  assert.equal(await capitals.page.locator('.page-header').isVisible(), false);
+  await capitals.close();
+  const unknown = await openHeld('?fig=nope');
+  await unknown.page.waitForLoadState('domcontentloaded');
+  for (const selector of ['.page-header', 'section#why', 'section#checkpoint']) {
+    assert.ok(await unknown.page.locator(selector).isVisible(), `${selector} shows`);
+  }
+  await unknown.close();
+});
+
 // The page's largest paint (LCP) is the document's, not one that waits for
 // the wasm: on Lighthouse's phone (412 × 823 CSS px), no text the app draws
 // on the first screen of a figure's page is larger than the largest the
 // document drew there before it. Sizes, not times: the wasm is held until
-// the document's paint is in, then let go.
-test('no figure page\'s app paints a text larger than its document did', async () => {
+// the document's paint is in, then let go. And the document shows no
+// readout that the app keeps until the reader asks for it (bubble's
+// micro-batches under 10%, the answer to its question, was in it).
+test('no figure page\'s app paints a text larger than its document did, and the document tells no answer the app keeps', async () => {
   // No service worker: it would serve the next page's wasm past the hold.
   const context = await app.browser.newContext({ viewport: { width: 412, height: 823 }, serviceWorkers: 'block' });
   await context.addInitScript(() => {
@@ -125,8 +147,16 @@ test('no figure page\'s app paints a text larger than its document did', async (
     const asked = new Promise((resolve) => page.route(/\.wasm$/, resolve));
     await page.goto(`${app.server.base}?fig=${slug}`);
     await page.waitForFunction(() => window.largest.length > 0);
+    const shown = await page.locator('.figure--first [data-readout]')
+      .evaluateAll((readouts) => readouts.filter((r) => r.checkVisibility()).map((r) => r.dataset.readout));
+    assert.ok(shown.length > 0, `${slug}: the document shows readouts`);
     await (await asked).continue();
     await ready(page);
+    const kept = await page.evaluate((shown) => shown.filter((id) => {
+      const inApp = [...document.querySelectorAll(`main.embed [data-readout="${id}"]`)];
+      return inApp.length > 0 && inApp.every((r) => r.closest('details:not([open])'));
+    }), shown);
+    assert.deepEqual(kept, [], `${slug}: the document showed what the app keeps until asked`);
     // Two frames for the app's paint to be reported.
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const largest = await page.evaluate(() => window.largest);
@@ -188,5 +218,25 @@ test('an embedded figure page tells its iframe the height of its section before 
   const below = await frame.evaluate(() => innerHeight - Math.ceil(document.querySelector('section[id="bubble"]').getBoundingClientRect().bottom));
   assert.ok(below <= 48, `${below} px left below the section`);
   assert.ok(report.height > 150, `a section of ${report.height} px`);
+  await context.close();
+});
+
+// An iframe out of view draws nothing, so the app's ResizeObserver
+// (src/embedded.rs) told its height only once a reader scrolled to it: the
+// course page grew or shrank by 160-500 px as the reader arrived (issue 39's
+// newcomer). The height the app's figure takes is told as soon as it is built.
+test('an embedded figure out of view tells its iframe the app\'s height without being scrolled to', async () => {
+  const context = await app.browser.newContext({ viewport: { width: 360, height: 700 } });
+  const page = await context.newPage();
+  await frameOnHost(page, app.server, `${app.server.base}?fig=dp&gpus=16`, 300, 6000);
+  const frame = await (await page.waitForSelector('iframe')).contentFrame();
+  // Polled by a timer: a frame out of view runs no animation frames.
+  await frame.waitForFunction(() => document.documentElement.dataset.app === 'started', null, { polling: 100, timeout: 60_000 });
+  const content = await frame.evaluate(() => document.querySelector('main.embed').scrollHeight);
+  await page.waitForFunction((content) => Math.abs(window.reports.at(-1)?.height - content) <= 4, content, { timeout: 5000 })
+    .catch(() => {});
+  const last = await page.evaluate(() => window.reports.at(-1));
+  assert.ok(Math.abs(last.height - content) <= 4, `told ${last.height} px, the figure is ${content} px`);
+  assert.equal(await page.evaluate(() => scrollY), 0, 'the host page was not scrolled');
   await context.close();
 });

@@ -150,14 +150,15 @@ export async function open(browser, url, options = {}) {
 
 /**
  * On the course host page (`server.hostPage`), puts `src` in an iframe
- * `height` px tall that takes every height it posts, as src/embed.js does;
- * the messages it posts gather, in order, in the host's `window.reports`.
+ * `height` px tall that takes every height it posts, as src/embed.js does,
+ * `above` px down the page; the messages it posts gather, in order, in the
+ * host's `window.reports`.
  */
-export async function frameOnHost(page, server, src, height) {
+export async function frameOnHost(page, server, src, height, above = 0) {
   await page.goto(server.hostPage);
   await page.evaluate(
-    ([src, height]) => {
-      document.body.innerHTML = '';
+    ([src, height, above]) => {
+      document.body.innerHTML = `<div style="height: ${above}px"></div>`;
       window.reports = [];
       const frame = document.createElement('iframe');
       frame.style.cssText = `width: 100%; height: ${height}px; border: 0`;
@@ -169,7 +170,7 @@ export async function frameOnHost(page, server, src, height) {
       });
       document.body.append(frame);
     },
-    [src, height],
+    [src, height, above],
   );
 }
 
