@@ -257,12 +257,13 @@ test('3d: rank 13 of 8 × 4 × 8 is tensor 5, data 1, pipeline 0; a cell click s
   await page.keyboard.press('Shift+Tab');
   const look = (locator) => locator.evaluate((node) => {
     const style = getComputedStyle(node);
-    return { outline: style.outlineStyle, border: style.borderTopStyle, fill: style.backgroundColor };
+    return { outline: style.outlineStyle, ring: style.outlineColor, border: style.borderTopStyle, edge: style.borderTopColor, fill: style.backgroundColor };
   });
   const focused = await look(page.getByRole('button', { name: /^Replica 2, stage 2,/ }));
   const selected = await look(page.locator('.fig-3d__group--selected'));
   assert.deepEqual([focused.outline, focused.border], ['solid', 'dashed'], 'the focused group: its ring, and its border as a group of the pipeline row');
   assert.deepEqual([selected.outline, selected.border], ['none', 'solid'], 'the selected group: a solid border, no ring');
+  assert.notEqual(focused.ring, selected.edge, 'the ring is not the selection\'s colour');
   assert.notEqual(focused.fill, selected.fill, 'only the selected group is filled');
   assert.deepEqual(errors, []);
   await close();
