@@ -173,11 +173,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let rate = rate_note(params, &estimate);
     let over_its_link = |group: Group| {
         let traffic = estimate.group(group);
-        format!(
-            "{} over {}",
-            traffic.sent.over(plan.links.bandwidth(traffic.link)),
-            traffic.link.phrase()
-        )
+        format!("{} over {}", traffic.time, traffic.link.phrase())
     };
     let arch = plan.arch;
     let dimensions = format!(

@@ -223,10 +223,7 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
     let step = estimate.step_time.value();
     for sent in estimate.groups {
         let group = sent.group;
-        let waited = match group {
-            Group::Data => estimate.breakdown.data,
-            _ => sent.sent.over(plan.links.bandwidth(sent.link)).value(),
-        };
+        let waited = estimate.waited(group).value();
         let named = match group {
             Group::Data => waited > 0.0,
             _ => sent.link == Link::Network && waited >= 0.1 * step,
@@ -249,6 +246,9 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
                 Seconds(waited),
                 if group == Group::Data {
                     "what its passes do not hide"
+                } else if waited < sent.time.value() {
+                    // DualPipe's exchanges run beside the arithmetic.
+                    "what the arithmetic beside them does not hide"
                 } else {
                     "them"
                 },

@@ -1,0 +1,202 @@
+//! The planner's memory: the training state and the activations of each
+//! pipeline stage's GPUs, and which of them holds the most.
+//!
+//! As Megatron-LM's theoretical memory report counts it
+//! (`megatron/training/theoretical_memory_usage.py`): the training state of
+//! a stage's slice (the first holds the input embedding, the last the final
+//! norm and the output layer), split t ways (experts etp·ep ways) and
+//! sharded by ZeRO over the GPUs holding the same slice (Rajbhandari et al.
+//! 2020); plus the activations of the micro-batches its schedule keeps in
+//! flight (`activations.rs`), each 1/cp of the sequence, checked stage by
+//! stage, since stages that do not divide the layers leave the ends lighter
+//! (`pipeline::stage_layers`).
+
+use super::Plan;
+use crate::model::activations::stage_activations;
+use crate::model::memory::TrainingState;
+use crate::model::pipeline::parameter_copies;
+use crate::model::presets::Architecture;
+use crate::model::units::Bytes;
+
+/// One GPU's parameters on a pipeline stage: those every expert-parallel
+/// rank keeps (attention, router, norms, embeddings) and its share of the experts.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct StageShare {
+    pub dense: f64,
+    pub experts: f64,
+}
+
+impl StageShare {
+    pub fn total(&self) -> f64 {
+        self.dense + self.experts
+    }
+}
+
+impl std::ops::Add for StageShare {
+    type Output = Self;
+
+    /// Two stages one GPU holds (DualPipe's stage of each direction).
+    fn add(self, other: Self) -> Self {
+        Self {
+            dense: self.dense + other.dense,
+            experts: self.experts + other.experts,
+        }
+    }
+}
+
+/// Parameters on one GPU of pipeline stage `stage` of p, for `params`
+/// parameters shaped like `arch`: the dense ones split `split.0` ways (t),
+/// the experts `split.1` ways (etp·ep).
+/// The first stage holds the input embedding (and learned positions), the
+/// last the final norm and the output layer (a copy of a tied embedding's,
+/// as Megatron-LM keeps); one stage holds all of them. Matrices and the
+/// vocabulary are split t ways; norms and row-parallel biases are whole.
+/// `ranges` are the stages' layers as [`stage_layers`] gives them.
+pub fn stage_share(
+    params: f64,
+    arch: &Architecture,
+    split: (u32, u32),
+    ranges: &[std::ops::Range<u32>],
+    stage: u32,
+) -> StageShare {
+    let (t, experts_split) = (f64::from(split.0.max(1)), f64::from(split.1.max(1)));
+    let stages = ranges.len() as u32;
+    if stages <= 1 && t <= 1.0 && experts_split <= 1.0 {
+        // The whole model: exactly Ψ when nothing is split.
+        return StageShare {
+            dense: params,
+            experts: 0.0,
+        };
+    }
+    let range = ranges.get(stage as usize).cloned().unwrap_or(0..0);
+    // Leading dense layers (DeepSeek-V3's first three) hold no experts.
+    let leading = f64::from(arch.dense_layers_in(&range));
+    let layers = f64::from(range.end - range.start) - leading;
+    let expert_layer = arch.experts() * arch.expert_params();
+    let whole = arch.layer_replicated_params();
+    let dense_layer = arch.expert_layer_params() - expert_layer;
+    let mut outside = 0.0;
+    if stage == 0 {
+        outside += arch.input_embedding_params() / t;
+    }
+    if stage + 1 >= stages {
+        outside += arch.output_params(stages) / t + arch.final_norm_params();
+    }
+    // A custom size keeps the architecture's proportions.
+    let scale = params / arch.exact_parameter_count();
+    let leading_layer = arch.leading_dense_layer_params();
+    StageShare {
+        dense: (layers * ((dense_layer - whole) / t + whole)
+            + leading * ((leading_layer - whole) / t + whole)
+            + outside)
+            * scale,
+        experts: layers * expert_layer / experts_split * scale,
+    }
+}
+
+/// The memory of a plan's GPUs: what the traffic and the step read next.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanMemory {
+    /// The parameters on one GPU of the stage that holds the most.
+    pub loaded: StageShare,
+    /// The most loaded GPU's training state (that stage's).
+    pub state: TrainingState,
+    /// The first stage's activations.
+    pub activations: Bytes,
+    /// State and activations of the GPU that holds the most (any stage).
+    pub total: Bytes,
+    /// Its stage, from 0: the first unless the ends are lighter.
+    pub peak_stage: u32,
+}
+
+impl Plan {
+    /// Parameters on one GPU of pipeline stage `stage`, of `ranges`; under
+    /// DualPipe, with the stage of the other direction it also holds, p − 1 − stage.
+    pub fn stage_share(&self, ranges: &[std::ops::Range<u32>], stage: u32) -> StageShare {
+        let share = |stage| {
+            stage_share(
+                self.params,
+                &self.arch,
+                (self.tensor, self.expert_tensor() * self.experts.max(1)),
+                ranges,
+                stage,
+            )
+        };
+        let mirror = (ranges.len() as u32).saturating_sub(1 + stage);
+        match parameter_copies(self.schedule) {
+            2 => share(stage) + share(mirror),
+            _ => share(stage),
+        }
+    }
+
+    /// Parameters on one GPU of the stage that holds the most.
+    pub fn loaded_stage(&self) -> StageShare {
+        let ranges = self.stage_ranges();
+        (0..ranges.len() as u32)
+            .map(|stage| self.stage_share(&ranges, stage))
+            .max_by(|a, b| a.total().total_cmp(&b.total()))
+            .unwrap_or_default()
+    }
+
+    /// The training state of `share`, sharded by ZeRO over the GPUs holding
+    /// the same slice: d·cp for the dense part, t·cp·d/(etp·ep) for the
+    /// experts ([`Plan::shards`]).
+    pub fn state_of(&self, share: StageShare) -> TrainingState {
+        let (replicas, expert_replicas) = self.shards();
+        let bytes = self.state_bytes();
+        TrainingState::zero(share.dense, bytes, self.stage, replicas)
+            + TrainingState::zero(share.experts, bytes, self.stage, expert_replicas)
+    }
+
+    /// Each stage's state and activations, and the GPU that holds the most.
+    pub fn memory(&self) -> PlanMemory {
+        let setup = self.activation_setup();
+        let m = self.micro_batches();
+        let p = self.pipeline.max(1);
+        let ranges = self.stage_ranges();
+        // Each stage's parameters and activations, once: the most loaded GPU
+        // may be on any stage when the ends are lighter, or hold more
+        // micro-batches in flight.
+        let stages: Vec<(StageShare, Bytes)> = ranges
+            .iter()
+            .zip(0..)
+            .map(|(range, stage)| {
+                let held = stage_activations(
+                    &self.arch,
+                    &setup,
+                    (p, stage),
+                    self.schedule,
+                    m,
+                    self.chunks,
+                    range.end - range.start,
+                );
+                (self.stage_share(&ranges, stage), held)
+            })
+            .collect();
+        let (peak_stage, total) = stages
+            .iter()
+            .zip(0..)
+            .map(|(&(share, held), stage)| (stage, self.state_of(share).total() + held))
+            .fold((0, Bytes(0.0)), |a, b| {
+                if b.1.value() > a.1.value() {
+                    b
+                } else {
+                    a
+                }
+            });
+        // The training state of the stage with the most parameters, as `loaded_stage`.
+        let loaded = stages
+            .iter()
+            .map(|&(share, _)| share)
+            .max_by(|a, b| a.total().total_cmp(&b.total()))
+            .unwrap_or_default();
+        PlanMemory {
+            loaded,
+            state: self.state_of(loaded),
+            // The first stage's, as the `activations` readout.
+            activations: stages.first().map_or(Bytes(0.0), |&(_, held)| held),
+            total,
+            peak_stage,
+        }
+    }
+}
