@@ -150,11 +150,11 @@ pub fn compare(run: PublishedRun) -> Comparison {
         ),
         published: said.join("; "),
         memory: format!(
-            "up to {} of training state a GPU, {} of activations on the first stage; {} on the GPU that holds the \
-             most{} within {}: {}",
+            "up to {} of training state a GPU, {} of activations on the first stage; {} reserved at its peak by the \
+             fullest GPU{} within {}: {}",
             estimate.state.total(),
             estimate.activations,
-            estimate.total,
+            estimate.peak.reserved(),
             peak_stage(&plan, &estimate),
             room(&plan),
             if estimate.fits { "fits" } else { "does not fit" }
@@ -185,8 +185,8 @@ pub fn compare(run: PublishedRun) -> Comparison {
 
 const LEDE: &str = "Each card is a run whose layout and throughput were published, entered in the planner with the \
 settings its source states and ours where it is silent. A published MFU is entered as the MFU over the step, so the \
-step is the one the run took and the planner works out how fast the GPUs computed while busy. Memory is the GPU that \
-holds the most, against what the device reports less the memory kept in reserve.";
+step is the one the run took and the planner works out how fast the GPUs computed while busy. Memory is the fullest \
+GPU at its peak as nvidia-smi would show it, against what the device reports less the memory kept in reserve.";
 
 /// One labelled fact of a card.
 fn fact(term: &'static str, detail: String) -> impl IntoView {

@@ -187,12 +187,29 @@ fn llama_3_405b_fits_on_16384_h100s() {
 /// Llama 3 405B trained on 8,192 H100s too (Table 4: 32 sequences a
 /// replica): with one layer a model chunk, as section 3.3.2 implies (v = 8),
 /// the interleaved schedule's warm-up holds few enough micro-batches that
-/// every stage fits (issue 26 reckons 82.4 GB against 82.5 usable on the first).
+/// every stage's state and activations come to 82.4 GB, within the 82.5 we
+/// let an H100 use (issue 26). With the buffers of a GPU's peak, the
+/// allocator's cache, the CUDA context and NCCL's (`peak_memory.rs`) our
+/// count no longer fits it, where the run fit (issue 51's note): the card
+/// says so, with the number it shows, and that the state and activations
+/// alone are within what an H100 gives.
 #[test]
-fn llama_3_405b_fits_on_8192_h100s() {
+fn llama_3_405b_on_8192_h100s_is_at_the_edge() {
     let run = run("Llama 3 405B on 8,192");
-    assert_eq!(readout(&run, "fits"), 1.0);
-    assert!(!run.explanation.contains("does not fit"));
+    let usable = readout(&run, "capacity") - readout(&run, "reserve");
+    let state = readout(&run, "state-per-gpu");
+    assert!(state < usable);
+    let shown = compare(run).memory;
+    let fullest = shown
+        .split(" reserved at its peak by the fullest GPU")
+        .next()
+        .unwrap();
+    let fullest = fullest.rsplit("; ").next().unwrap();
+    assert_eq!(readout(&run, "fits"), 0.0);
+    assert!(
+        run.explanation.contains(&format!("reserves {fullest}")),
+        "{fullest}"
+    );
 }
 
 /// Its card says that reducing the gradients once a step, which keeps them
@@ -428,12 +445,12 @@ fn deepseek_v3_gpu_hours() {
     let shown = compare(card);
     let fullest = shown
         .memory
-        .split(" on the GPU that holds the most")
+        .split(" reserved at its peak by the fullest GPU")
         .next()
         .unwrap();
     let fullest = fullest.rsplit("; ").next().unwrap();
     assert!(
-        card.explanation.contains(&format!("needs {fullest}")),
+        card.explanation.contains(&format!("reserves {fullest}")),
         "{fullest}"
     );
 }

@@ -97,6 +97,7 @@ fn settings(plan: &Plan) -> String {
     let recompute = match plan.activations.recompute {
         Recompute::None => "no recomputation",
         Recompute::Selective => "selective recomputation",
+        Recompute::Op => "op-level recomputation",
         Recompute::Full => "full recomputation",
     };
     let sequence = if plan.activations.sequence_parallel {
@@ -124,7 +125,7 @@ pub fn search_data(base: &Plan) -> SearchData {
             settings: settings(&found.plan),
             memory: format!(
                 "{} of {}",
-                found.estimate.total,
+                found.estimate.peak.reserved(),
                 found.plan.capacity.capacity_in_gb()
             ),
             step: Seconds(found.step()),

@@ -38,17 +38,29 @@ pub enum Recompute {
     /// Recompute only the attention core (softmax, dropout, QKᵀ, ×V): cheap
     /// to redo and, stored, the 5as/h term (Korthikanti et al., section 5).
     Selective,
+    /// torchtitan's op-level selective checkpointing (`selective_ac_option
+    /// = "op"`, its Llama configurations' default): a layer keeps the
+    /// outputs of its attention kernel and of every other matrix multiply
+    /// in the order they run (query, value, the MLP's gate and down
+    /// projections), and recomputes the rest ([`op_level_kept`]).
+    Op,
     /// Keep only each layer's input and recompute the whole layer.
     Full,
 }
 
 impl Choice for Recompute {
-    const ALL: &'static [Self] = &[Recompute::None, Recompute::Selective, Recompute::Full];
+    const ALL: &'static [Self] = &[
+        Recompute::None,
+        Recompute::Selective,
+        Recompute::Op,
+        Recompute::Full,
+    ];
 
     fn id(self) -> &'static str {
         match self {
             Recompute::None => "none",
             Recompute::Selective => "selective",
+            Recompute::Op => "op",
             Recompute::Full => "full",
         }
     }
@@ -57,6 +69,7 @@ impl Choice for Recompute {
         match self {
             Recompute::None => "None",
             Recompute::Selective => "Selective",
+            Recompute::Op => "Op-level (torchtitan)",
             Recompute::Full => "Full",
         }
     }
@@ -207,9 +220,50 @@ pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
             2.0 * setup.seq * setup.micro_batch * f64::from(arch.hidden) / setup.whole_divisor()
         }
         Recompute::Selective => terms.whole / setup.whole_divisor() + terms.split / t,
+        Recompute::Op => op_level_kept(arch, setup).value(),
         Recompute::None => terms.whole / setup.whole_divisor() + (terms.split + terms.core) / t,
     };
     Bytes(kept)
+}
+
+/// What torchtitan's op-level selective checkpointing keeps of one layer
+/// (`_apply_op_sac` in `torchtitan/models/llama3/infra/parallelize.py`,
+/// the same policy since its 2024 `parallelize_llama.py`): the outputs of
+/// the matrix multiplies, the attention kernel and the reduce-scatters,
+/// except every second matrix multiply, counted in the order a Llama layer
+/// runs them (query 1st, key 2nd, value 3rd, attention's output 4th; the
+/// MLP's gate 5th, up 6th, down 7th): the query's, the value's, the gate's
+/// and the down projection's, 2 bytes a value, and the kernel's output with
+/// its fp32 log-sum-exp a head; plus the layer's input, which the
+/// checkpoint keeps. Split t ways as tensor parallelism splits them, but
+/// for the down projection's output, a partial sum of the whole width
+/// until its reduction, beside whose reduce-scattered 1/t (and the
+/// attention output's) sequence parallelism keeps too.
+pub fn op_level_kept(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    let tokens = setup.seq * setup.micro_batch;
+    let (h, f, a) = (
+        f64::from(arch.hidden),
+        f64::from(arch.ffn),
+        f64::from(arch.heads),
+    );
+    let t = setup.t();
+    let kv = arch.kv_heads_width();
+    // The gate's output for each expert a token is routed to (the first
+    // projection of a GELU MLP).
+    let gate = f * arch.experts_used();
+    let split = ACTIVATION_BYTES * (h + kv + h + gate) + 4.0 * a;
+    let reduced = if setup.sequence_parallel && t > 1.0 {
+        2.0 * ACTIVATION_BYTES * h / t
+    } else {
+        0.0
+    };
+    Bytes(
+        tokens
+            * (ACTIVATION_BYTES * h / setup.whole_divisor()
+                + split / t
+                + ACTIVATION_BYTES * h
+                + reduced),
+    )
 }
 
 /// The input embedding's own activations for one micro-batch: the token

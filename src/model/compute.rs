@@ -104,12 +104,15 @@ pub fn slowest_stage(arch: &Architecture, ranges: &[std::ops::Range<u32>], seq: 
 
 /// The FLOP recomputation adds per token: every layer's forward again
 /// (a third of its matmul and attention FLOP) for full recomputation; the
-/// attention core's forward for selective recomputation.
+/// attention core's forward for selective recomputation; for torchtitan's
+/// op-level checkpointing the three matrix multiplies it does not keep
+/// ([`op_level_recomputed_params`]), 2 FLOP a parameter.
 pub fn recompute_flop_per_token(recompute: Recompute, arch: &Architecture, seq: f64) -> f64 {
     let layers = f64::from(arch.layers);
     match recompute {
         Recompute::None => 0.0,
         Recompute::Selective => attention_flop(arch, seq) / 3.0,
+        Recompute::Op => 2.0 * layers * op_level_recomputed_params(arch),
         Recompute::Full => {
             2.0 * layers * arch.layer_active_matrix_params() + attention_flop(arch, seq) / 3.0
         }
@@ -121,11 +124,23 @@ pub fn recompute_flop_per_token(recompute: Recompute, arch: &Architecture, seq: 
 /// recomputation runs each layer's forward again; attention's scores and
 /// the output layer stay in BF16, as TransformerEngine runs them.
 pub fn fp8_flop_per_token(arch: &Architecture, recompute: Recompute) -> f64 {
-    let per_pass = 2.0 * f64::from(arch.layers) * arch.layer_active_matrix_params();
+    let layers = 2.0 * f64::from(arch.layers);
+    let per_pass = layers * arch.layer_active_matrix_params();
     match recompute {
         Recompute::Full => 4.0 * per_pass,
+        Recompute::Op => 3.0 * per_pass + layers * op_level_recomputed_params(arch),
         Recompute::None | Recompute::Selective => 3.0 * per_pass,
     }
+}
+
+/// The matrix parameters a token meets, a layer, in the multiplies
+/// torchtitan's op-level checkpointing runs again (`activations::op_level_kept`
+/// keeps the others): the key projection (h × kv), attention's output
+/// (h × h) and the MLP's up projection (h × f, for each expert the token
+/// is routed to; a GELU MLP's second matrix, of the same size).
+pub fn op_level_recomputed_params(arch: &Architecture) -> f64 {
+    let h = f64::from(arch.hidden);
+    h * arch.kv_heads_width() + h * h + h * f64::from(arch.ffn) * arch.experts_used()
 }
 
 /// Training compute for `params` parameters on `tokens` tokens: 6ND.

@@ -113,7 +113,7 @@ impl Found {
 
     /// The memory its most loaded GPU has to spare, in bytes.
     pub fn headroom(&self) -> f64 {
-        self.plan.usable_memory().value() - self.estimate.total.value()
+        self.plan.usable_memory().value() - self.estimate.peak.reserved().value()
     }
 }
 
@@ -159,8 +159,12 @@ const SCHEDULES: [(Schedule, u32); 3] = [
 ];
 /// Micro-batch sizes tried.
 const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
+/// Recomputation tried: none, selective and full. torchtitan's op-level
+/// checkpointing, between selective and full, is left to the reader: one
+/// more setting would make the search a third slower.
+const RECOMPUTES: [Recompute; 3] = [Recompute::None, Recompute::Selective, Recompute::Full];
 /// Settings tried for each degree and micro-batch: schedule × recomputation × ZeRO stage.
-const SETTINGS: u32 = 3 * 3 * 4;
+const SETTINGS: u32 = 3 * RECOMPUTES.len() as u32 * 4;
 
 /// Every layout for `base`'s model, GPUs, batch, sequence and rate (its
 /// own degrees, stage, micro-batch, recomputation and schedule are
@@ -219,7 +223,7 @@ pub fn search(base: &Plan) -> SearchResult {
                                 tally(&mut result, Rejection::ScheduleDoesNotDivide, settings);
                                 continue;
                             }
-                            for &recompute in Recompute::ALL {
+                            for recompute in RECOMPUTES {
                                 if recompute == Recompute::Selective
                                     && base.activations.attention == Attention::Flash
                                 {

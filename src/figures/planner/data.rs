@@ -28,6 +28,10 @@ pub struct PlannerData {
     /// in says which preset's shape (and sequence length) it took.
     pub shape: String,
     pub state_per_gpu: ReadoutData,
+    /// The fullest GPU's bytes allocated at its peak, and what `nvidia-smi`
+    /// shows for it: the allocator's reservation, the CUDA context and NCCL's buffers.
+    pub peak_memory: ReadoutData,
+    pub reserved_memory: ReadoutData,
     pub capacity: ReadoutData,
     /// Of the capacity, what the training may not use.
     pub reserve: ReadoutData,
@@ -85,7 +89,6 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     let plan = params.plan();
     let estimate = plan.estimate();
     let state = estimate.state;
-    let total = estimate.total;
     let memory = MemoryBarData::new(
         &[
             (
@@ -112,6 +115,18 @@ pub fn data(params: &PlannerParams) -> PlannerData {
                 "activations",
                 "Activations, first stage",
                 estimate.activations,
+            ),
+            (
+                "buffers",
+                "peak-buffers",
+                "Buffers at the peak: the loss, a recomputed layer, sharding, gathers",
+                estimate.peak.transients.total() + estimate.peak.optimizer_excess(),
+            ),
+            (
+                "overheads",
+                "peak-overheads",
+                "Allocator's cache, CUDA context, NCCL",
+                estimate.peak.allocator + estimate.peak.outside,
             ),
         ],
         plan.capacity,
@@ -163,10 +178,11 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     };
     let summary = format!(
         "{shape} on {layout}. A GPU holds up to {} of training state, the first stage {} of activations, and the \
-         GPU that holds the most{} {total} in all against its {capacity}; each sends {} a step. {verdict} {timing}",
+         fullest GPU{} reserves {} at its peak against its {capacity}; each sends {} a step. {verdict} {timing}",
         state.total(),
         estimate.activations,
         peak_stage(&plan, &estimate),
+        estimate.peak.reserved(),
         estimate.traffic,
     );
     let summary = capitalised(&summary);
@@ -215,6 +231,16 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "state-per-gpu",
             "Training state, most loaded GPU",
             state.total(),
+        ),
+        peak_memory: ReadoutData::bytes(
+            "peak-memory",
+            "Allocated at the peak, fullest GPU",
+            estimate.peak.allocated,
+        ),
+        reserved_memory: ReadoutData::bytes(
+            "reserved-memory",
+            "Reserved, as nvidia-smi shows it",
+            estimate.peak.reserved(),
         ),
         capacity: ReadoutData {
             // As the device reports it: "80 GiB", not "85.9 GB".
@@ -308,12 +334,13 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "Cannot run as laid out (see why below); ".to_string()
         } else {
             format!(
-                "{}: {total} of {} usable; ",
+                "{}: {} of {} usable; ",
                 if estimate.fits {
                     "Fits"
                 } else {
                     "Does not fit"
                 },
+                estimate.peak.reserved(),
                 Bytes(plan.capacity.value() - plan.reserve.value()),
             )
         },

@@ -50,15 +50,15 @@ pub fn room(plan: &Plan) -> String {
     }
 }
 
-/// Which stage's GPU holds the most, when it is not the first, set off by
-/// commas: `, on stage 2 of 16,`.
+/// Which stage's GPU is the fullest at its peak, when it is not the first,
+/// set off by commas: `, on stage 2 of 16,`.
 pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
-    if estimate.peak_stage == 0 {
+    if estimate.peak.stage == 0 {
         String::new()
     } else {
         format!(
             ", on stage {} of {},",
-            estimate.peak_stage + 1,
+            estimate.peak.stage + 1,
             plan.pipeline
         )
     }
@@ -68,7 +68,11 @@ pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
 pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     // Amounts in GB, as the readouts write them, against the memory in GB too: "85.9 GB (80 GiB)".
     let amount = |bytes: Bytes| bytes.to_string();
-    let (state, total) = (amount(estimate.state.total()), amount(estimate.total));
+    // What decides: the fullest GPU at its peak as `nvidia-smi` shows it.
+    let (state, reserved) = (
+        amount(estimate.state.total()),
+        amount(estimate.peak.reserved()),
+    );
     match plan.problem() {
         Some(LayoutProblem::ShortOfGpus(short)) => {
             return format!(
@@ -103,22 +107,26 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     let room = room(plan);
     if estimate.fits {
         return format!(
-            "Fits: up to {state} of training state a GPU and {} of activations on the first stage, {total} on the GPU \
-             that holds the most{} within {room}, with {} to spare.",
+            "Fits: up to {state} of training state a GPU and {} of activations on the first stage; at its peak the \
+             fullest GPU{} reserves {reserved}, buffers, the allocator's cache, the CUDA context and NCCL's included, \
+             within {room}, with {} to spare.",
             amount(estimate.activations),
             peak_stage(plan, estimate),
-            amount(plan.spare_memory(estimate.total))
+            amount(plan.spare_memory(estimate.peak.reserved()))
         );
     }
     let first = if estimate.state_fits {
         format!(
-            "The training state fits, {state} within {room}; with the activations at sequence {} the GPU that holds \
-             the most{} needs {total}",
+            "The training state fits, {state} within {room}; with the activations at sequence {} and the buffers of \
+             its peak the fullest GPU{} reserves {reserved}",
             group_thousands(plan.activations.seq),
             peak_stage(plan, estimate)
         )
     } else {
-        format!("The training state alone, {state}, does not fit within {room}; with activations it needs {total}")
+        format!(
+            "The training state alone, {state}, does not fit within {room}; with activations and buffers the fullest \
+             GPU reserves {reserved}"
+        )
     };
     let found = fixes(plan);
     if found.is_empty() {

@@ -9,11 +9,17 @@
 //! 2020); plus the activations of the micro-batches its schedule keeps in
 //! flight (`activations.rs`), each 1/cp of the sequence, checked stage by
 //! stage, since stages that do not divide the layers leave the ends lighter
-//! (`pipeline::stage_layers`).
+//! (`pipeline::stage_layers`). Beyond that count, each stage's GPU at its
+//! peak also holds the buffers alive then, and the allocator reserves more
+//! than it hands out (`peak_memory.rs`): [`PeakMemory`].
 
 use super::Plan;
-use crate::model::activations::stage_activations;
-use crate::model::memory::TrainingState;
+use crate::model::activations::{stage_activations, Recompute};
+use crate::model::memory::{TrainingState, ZeroStage};
+use crate::model::peak_memory::{
+    loss_buffers, optimizer_temporaries, outside_allocator, recomputed_layer,
+    reserved_by_allocator, sequence_gather, sharding_buffers, Transients,
+};
 use crate::model::pipeline::parameter_copies;
 use crate::model::presets::Architecture;
 use crate::model::units::Bytes;
@@ -94,6 +100,52 @@ pub fn stage_share(
     }
 }
 
+/// The fullest GPU's memory at its peak, part by part.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct PeakMemory {
+    /// Its pipeline stage, from 0.
+    pub stage: u32,
+    pub state: TrainingState,
+    /// The activations its schedule holds.
+    pub activations: Bytes,
+    /// The buffers alive at the start of a backward pass.
+    pub transients: Transients,
+    /// Bytes allocated at the peak: the state and the larger of the
+    /// backward pass's activations and buffers and the optimizer step's
+    /// temporaries (`peak-memory`).
+    pub allocated: Bytes,
+    /// What the caching allocator reserves beyond `allocated`.
+    pub allocator: Bytes,
+    /// The CUDA context and NCCL's buffers, outside the allocator.
+    pub outside: Bytes,
+}
+
+impl PeakMemory {
+    /// What the allocator reserves: what `torch.cuda.max_memory_reserved`
+    /// reports, and torchtitan's logs.
+    pub fn allocator_reserved(&self) -> Bytes {
+        self.allocated + self.allocator
+    }
+
+    /// What `nvidia-smi` shows: the allocator's reservation and what lives
+    /// outside it (`reserved-memory`).
+    pub fn reserved(&self) -> Bytes {
+        self.allocator_reserved() + self.outside
+    }
+
+    /// What the optimizer step's temporaries add over the backward pass's
+    /// peak, when they are the larger (0 otherwise).
+    pub fn optimizer_excess(&self) -> Bytes {
+        Bytes(
+            (self.allocated.value()
+                - self.state.total().value()
+                - self.activations.value()
+                - self.transients.total().value())
+            .max(0.0),
+        )
+    }
+}
+
 /// The memory of a plan's GPUs: what the traffic and the step read next.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanMemory {
@@ -107,6 +159,8 @@ pub struct PlanMemory {
     pub total: Bytes,
     /// Its stage, from 0: the first unless the ends are lighter.
     pub peak_stage: u32,
+    /// The GPU whose whole memory peaks highest, buffers included.
+    pub peak: PeakMemory,
 }
 
 impl Plan {
@@ -190,7 +244,19 @@ impl Plan {
             .map(|&(share, _)| share)
             .max_by(|a, b| a.total().total_cmp(&b.total()))
             .unwrap_or_default();
+        let peak = stages
+            .iter()
+            .zip(0..)
+            .map(|(&(share, held), stage)| self.peak_of(&ranges, stage, share, held))
+            .fold(PeakMemory::default(), |a, b| {
+                if b.reserved().value() > a.reserved().value() {
+                    b
+                } else {
+                    a
+                }
+            });
         PlanMemory {
+            peak,
             loaded,
             state: self.state_of(loaded),
             // The first stage's, as the `activations` readout.
@@ -198,5 +264,87 @@ impl Plan {
             total,
             peak_stage,
         }
+    }
+
+    /// One stage's GPU at its peak: its state (`share`), the activations
+    /// it holds (`held`) and the buffers of `peak_memory.rs`.
+    fn peak_of(
+        &self,
+        ranges: &[std::ops::Range<u32>],
+        stage: u32,
+        share: StageShare,
+        held: Bytes,
+    ) -> PeakMemory {
+        let setup = self.activation_setup();
+        let state = self.state_of(share);
+        let last = stage + 1 >= ranges.len() as u32;
+        // The root's parameters on this GPU, and a layer's: the stage's less the root's, a layer each.
+        let t = f64::from(self.tensor.max(1));
+        let scale = self.params / self.arch.exact_parameter_count();
+        let mut root = 0.0;
+        if stage == 0 {
+            root += self.arch.input_embedding_params() / t;
+        }
+        if last {
+            root += self.arch.output_params(ranges.len() as u32) / t;
+        }
+        root *= scale;
+        let layers = ranges
+            .get(stage as usize)
+            .map_or(1, |range| (range.end - range.start).max(1));
+        let layer = (share.total() - root).max(0.0) / f64::from(layers);
+        let transients = Transients {
+            loss: if last {
+                loss_buffers(&self.arch, &setup)
+            } else {
+                Bytes(0.0)
+            },
+            recompute: if setup.recompute_run() == Recompute::None {
+                Bytes(0.0)
+            } else {
+                recomputed_layer(&self.arch, &setup)
+            },
+            sharding: sharding_buffers(self.stage, self.state_bytes(), layer, root),
+            sequence_gather: sequence_gather(&self.arch, &setup),
+        };
+        // The optimizer updates the GPU's shard once ZeRO shards its state.
+        let (replicas, expert_replicas) = self.shards();
+        let updated = if self.stage >= ZeroStage::One {
+            share.dense / f64::from(replicas) + share.experts / f64::from(expert_replicas)
+        } else {
+            share.total()
+        };
+        let backward = held + transients.total();
+        let step = optimizer_temporaries(updated);
+        let allocated = state.total()
+            + if step.value() > backward.value() {
+                step
+            } else {
+                backward
+            };
+        PeakMemory {
+            stage,
+            state,
+            activations: held,
+            transients,
+            allocated,
+            allocator: Bytes(reserved_by_allocator(allocated).value() - allocated.value()),
+            outside: outside_allocator(self.communicators()),
+        }
+    }
+
+    /// The NCCL communicators a GPU belongs to: one for each of its groups
+    /// of more than one GPU (tensor, context, experts, pipeline, data).
+    pub fn communicators(&self) -> u32 {
+        [
+            self.tensor,
+            self.context,
+            self.experts,
+            self.pipeline,
+            self.data_parallel(),
+        ]
+        .into_iter()
+        .filter(|&size| size > 1)
+        .count() as u32
     }
 }

@@ -129,10 +129,16 @@ impl Plan {
         let per_stage = f64::from(layers_per_stage(self.arch.layers, p)) * f64::from(m);
         // Full recomputation runs each layer's forward again, its two
         // all-reduces with it: six a layer, not four.
-        let recomputed = if setup.recompute == Recompute::Full {
-            1.5
-        } else {
-            1.0
+        // torchtitan's op-level checkpointing keeps the reduce-scatters'
+        // outputs, not the all-gathers' or all-reduces' (`op_level_kept`):
+        // with sequence parallelism its recomputation gathers again, half
+        // of a layer's collectives; without, it all-reduces again, as full
+        // recomputation does.
+        let recomputed = match setup.recompute {
+            Recompute::Full => 1.5,
+            Recompute::Op if setup.sequence_parallel && t > 1 => 1.25,
+            Recompute::Op => 1.5,
+            Recompute::None | Recompute::Selective => 1.0,
         };
         // With sequence parallelism each tensor-parallel GPU holds, and sends, 1/t of the tokens.
         let split = if setup.sequence_parallel {

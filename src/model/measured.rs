@@ -1,0 +1,100 @@
+//! Runs whose memory was measured on the GPU, as planner URLs: the check
+//! of `peak_memory.rs` against what a run's allocator reserved.
+//!
+//! torchtitan's benchmark of Llama 3.1 on H100s (`benchmarks/llama3_h100_202412_torchtitan.md`
+//! in pytorch/torchtitan, run at its commit 9dec370 of 2024-12-26 with
+//! torch 1963fc8): "Memory (GiB)" is `reserved_bytes.all.peak` of
+//! `torch.cuda.memory_stats`, the largest across ranks (its footnote 1),
+//! which leaves out the CUDA context and NCCL's buffers: our
+//! [`PeakMemory::allocator_reserved`](super::planner::PeakMemory::allocator_reserved).
+//! Its GPUs are H100s with 96 GB of HBM2e at 500 W; the rows are judged
+//! by bytes, so the URLs take the 80 GB H100's preset, whose capacity no
+//! row reaches. torchtitan's local batch is a data-parallel rank's batch,
+//! one micro-batch without a pipeline; with one, torch's pipelining splits
+//! it into as many micro-batches as there are stages.
+
+/// One measured run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeasuredRun {
+    pub name: &'static str,
+    /// Where the measurement is published, with its table.
+    pub source: &'static str,
+    /// The run as a planner URL's query.
+    pub query: &'static str,
+    /// What the allocator reserved at the peak, in GiB, as published.
+    pub reserved_gib: f64,
+    /// Tokens a second a GPU, as published.
+    pub tokens_per_gpu_per_second: f64,
+    /// What of the run's setting the planner cannot express, in words;
+    /// empty when it expresses all of it.
+    pub left_out: &'static str,
+}
+
+const TORCHTITAN: &str = "torchtitan, benchmarks/llama3_h100_202412_torchtitan.md (commit 9dec370)";
+
+/// torchtitan's measured rows that the planner can lay out: FSDP as
+/// ZeRO-3 (weights resharded after the forward pass, its default without
+/// a pipeline); with a pipeline, FSDP keeping the weights gathered and
+/// the gradients whole in FP32 until the last micro-batch (torch's
+/// pipelining and FSDP2's `set_requires_gradient_sync`: ZeRO-1's memory
+/// with 18 bytes a parameter); its tensor parallelism shards the norms
+/// along the sequence (`sp=1`); selective recomputation is its op-level
+/// policy (`recompute=op`).
+pub const MEASURED: [MeasuredRun; 7] = [
+    MeasuredRun {
+        name: "Llama 3.1 8B, FSDP 8",
+        source: TORCHTITAN,
+        query: "model=llama3-8b&gpu=h100-sxm&gpus=8&stage=3&batch=16&micro-batch=2&recompute=op",
+        reserved_gib: 82.4,
+        tokens_per_gpu_per_second: 5762.0,
+        left_out: "",
+    },
+    MeasuredRun {
+        name: "Llama 3.1 8B, FSDP 128",
+        source: TORCHTITAN,
+        query: "model=llama3-8b&gpu=h100-sxm&gpus=128&stage=3&batch=256&micro-batch=2&recompute=op",
+        reserved_gib: 67.0,
+        tokens_per_gpu_per_second: 5605.0,
+        left_out: "",
+    },
+    MeasuredRun {
+        name: "Llama 3.1 8B, FSDP 8, sequence 32,768",
+        source: TORCHTITAN,
+        query: "model=llama3-8b&gpu=h100-sxm&gpus=8&stage=3&batch=8&micro-batch=1&seq=32768&recompute=full",
+        reserved_gib: 83.9,
+        tokens_per_gpu_per_second: 3890.0,
+        left_out: "torch.compile and Float8",
+    },
+    MeasuredRun {
+        name: "Llama 3.1 8B, FSDP 1 × CP 8, sequence 262,144",
+        source: TORCHTITAN,
+        query: "model=llama3-8b&gpu=h100-sxm&gpus=8&cp=8&stage=3&batch=1&micro-batch=1&seq=262144&recompute=full",
+        reserved_gib: 84.5,
+        tokens_per_gpu_per_second: 548.0,
+        left_out: "torch.compile and Float8",
+    },
+    MeasuredRun {
+        name: "Llama 3.1 70B, FSDP 32 × TP 8",
+        source: TORCHTITAN,
+        query: "model=llama3-70b&gpu=h100-sxm&gpus=256&tp=8&sp=1&stage=3&batch=512&micro-batch=16&recompute=full",
+        reserved_gib: 71.9,
+        tokens_per_gpu_per_second: 829.0,
+        left_out: "torch.compile and Float8",
+    },
+    MeasuredRun {
+        name: "Llama 3.1 405B, FSDP 8 × TP 8 × PP 8, 1F1B",
+        source: TORCHTITAN,
+        query: "model=llama3-405b&gpu=h100-sxm&gpus=512&tp=8&sp=1&pp=8&stage=1&bytes=18&batch=256&micro-batch=4&recompute=full",
+        reserved_gib: 82.5,
+        tokens_per_gpu_per_second: 100.0,
+        left_out: "torch.compile, Float8 and asynchronous tensor parallelism",
+    },
+    MeasuredRun {
+        name: "Llama 3.1 405B, FSDP 8 × TP 8 × PP 8, interleaved",
+        source: TORCHTITAN,
+        query: "model=llama3-405b&gpu=h100-sxm&gpus=512&tp=8&sp=1&pp=8&schedule=interleaved&chunks=2&stage=1&bytes=18&batch=256&micro-batch=2&recompute=full",
+        reserved_gib: 72.7,
+        tokens_per_gpu_per_second: 128.0,
+        left_out: "torch.compile, Float8 and asynchronous tensor parallelism; two stages a GPU taken for the interleaving, which the table does not give",
+    },
+];

@@ -1,0 +1,294 @@
+//! A GPU's whole memory at its peak: beyond the training state and the
+//! activations a schedule holds (Megatron-LM's theoretical count), the
+//! buffers alive at that moment, what the caching allocator reserves over
+//! what it hands out, and what lives outside the allocator.
+//!
+//! Two numbers come of it, as a run reports them: the bytes allocated at
+//! the peak (`torch.cuda.max_memory_allocated`) and the bytes reserved
+//! (`torch.cuda.max_memory_reserved`, torchtitan's "Memory (GiB)", read
+//! from `reserved_bytes.all.peak` in `torchtitan/metrics.py`), to which
+//! `nvidia-smi` adds the CUDA context and NCCL's buffers. Each buffer is
+//! sized from the framework that allocates it; the allocator's share is a
+//! factor fitted to torchtitan's measured runs (`measured.rs`).
+
+use super::activations::{per_layer, ActivationSetup, Recompute, ACTIVATION_BYTES};
+use super::memory::{BytesPerParam, ZeroStage};
+use super::presets::Architecture;
+use super::units::Bytes;
+
+/// The buffers alive at a GPU's peak beside its state and its held
+/// activations, each of the busiest moment, the start of a backward pass.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Transients {
+    /// The loss's FP32 buffers (the last stage only).
+    pub loss: Bytes,
+    /// The layer being recomputed, whole, under recomputation.
+    pub recompute: Bytes,
+    /// ZeRO's gathered weights and its gradients not yet reduce-scattered.
+    pub sharding: Bytes,
+    /// Sequence parallelism's gathered input to a layer's first matrices.
+    pub sequence_gather: Bytes,
+}
+
+impl Transients {
+    pub fn total(&self) -> Bytes {
+        self.loss + self.recompute + self.sharding + self.sequence_gather
+    }
+}
+
+/// The loss's buffers at its busiest moment, beyond the FP32
+/// log-probabilities the forward keeps (`activations::output_layer`'s
+/// 4sbV/t), as torchtitan computes it: PyTorch's cross-entropy on the
+/// logits upcast to FP32 (`pred.flatten(0, 1).float()`). With one GPU a
+/// layer the backward pass begins with the gradient of the
+/// log-probabilities and then that of their input, each a new FP32 tensor
+/// of the logits' size (`nll_loss_backward`, `_log_softmax_backward_data`):
+/// 8 bytes a logit. Split over t GPUs (loss parallelism), the forward is
+/// the busier moment: DTensor's `_log_softmax`
+/// (`torch/distributed/tensor/parallel/loss.py`) holds the shifted logits
+/// and their exponentials in FP32 beside the FP32 input while the BF16
+/// logits are still referenced by the training loop: 2 + 4 + 4 + 4 = 14
+/// bytes, 10 beyond the 4 kept. The vocabulary is split t ways.
+/// Megatron-LM's vocabulary-parallel cross-entropy works in place and
+/// needs less; the planner counts PyTorch's, the larger.
+pub fn loss_buffers(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    let t = f64::from(setup.tensor_parallel.max(1));
+    let per_logit = if t > 1.0 { 10.0 } else { 8.0 };
+    Bytes(per_logit * setup.seq * setup.micro_batch * f64::from(arch.vocab) / t)
+}
+
+/// The layer whose backward pass is running, its forward recomputed: its
+/// whole activations less what recomputation kept of it (Korthikanti et
+/// al. 2022, section 5: one layer's worth at a time). Nothing without
+/// recomputation, which keeps them all already. Under sequence
+/// parallelism the inputs of the attention's and the MLP's first matrices
+/// are kept as gathered, the whole sequence (PyTorch's tensor parallelism
+/// saves a matrix multiply's DTensor input as it ran, where Megatron-LM
+/// saves the 1/t shard and gathers again): 2 × 2sbh less their shards.
+pub fn recomputed_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    let whole = per_layer(
+        arch,
+        &ActivationSetup {
+            recompute: Recompute::None,
+            ..*setup
+        },
+    );
+    let t = f64::from(setup.tensor_parallel.max(1));
+    let gathered = if setup.sequence_parallel && t > 1.0 {
+        2.0 * ACTIVATION_BYTES
+            * setup.seq
+            * setup.micro_batch
+            * f64::from(arch.hidden)
+            * (1.0 - 1.0 / t)
+    } else {
+        0.0
+    };
+    Bytes((whole.value() - per_layer(arch, setup).value()).max(0.0) + gathered)
+}
+
+/// Sequence parallelism's all-gather of a layer's normalised input before
+/// its column-parallel matrices, the whole sequence in 2 bytes a value
+/// (Korthikanti et al. 2022, section 4.2.2; Megatron-LM gathers into one
+/// global buffer it reuses, `get_global_memory_buffer`): 2sbh, with t > 1.
+pub fn sequence_gather(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    if setup.sequence_parallel && setup.tensor_parallel > 1 {
+        Bytes(ACTIVATION_BYTES * setup.seq * setup.micro_batch * f64::from(arch.hidden))
+    } else {
+        Bytes(0.0)
+    }
+}
+
+/// What the sharding of a GPU's slice holds whole for a moment, by ZeRO
+/// stage, as PyTorch FSDP2 runs it (each layer a unit, the embedding, final
+/// norm and output layer the root's; `torchtitan/models/llama3/infra/parallelize.py`,
+/// `apply_fsdp`):
+///
+/// - ZeRO-3 gathers a unit's weights before it runs and prefetches the
+///   next one's: two layers' weights, and at the start of the backward pass
+///   the root's too (`root`, its parameters on this GPU). The unit whose
+///   gradients were just computed holds them whole, in their own format
+///   and in FP32 for the reduce-scatter (torchtitan's `mixed_precision_reduce`
+///   default; no copy when they are written in FP32), until they are
+///   reduced: the larger of a layer and the root.
+/// - ZeRO-2 reduce-scatters each unit's gradients as they come: that
+///   unit's whole gradients, as above.
+/// - Plain data parallelism and ZeRO-1 keep whole gradients in the state
+///   already, and the distributed optimizer gathers weights in place.
+///
+/// `layer` and `root` are parameters on this GPU, after tensor parallelism.
+pub fn sharding_buffers(stage: ZeroStage, bytes: BytesPerParam, layer: f64, root: f64) -> Bytes {
+    // An FP32 copy for the reduce-scatter, unless the gradients are FP32 already.
+    let reduced_copy = if bytes.gradients < 4.0 { 4.0 } else { 0.0 };
+    let unreduced = (bytes.gradients + reduced_copy) * layer.max(root);
+    match stage {
+        ZeroStage::None | ZeroStage::One => Bytes(0.0),
+        ZeroStage::Two => Bytes(unreduced),
+        ZeroStage::Three => Bytes(bytes.gathered_weights * (2.0 * layer + root) + unreduced),
+    }
+}
+
+/// PyTorch's AdamW with `foreach` (its default on CUDA, and torchtitan's)
+/// works on whole lists of tensors: the step's square root of the second
+/// moments is a new FP32 list the size of the GPU's shard
+/// (`_multi_tensor_adamw`, `torch._foreach_sqrt`), alive while the
+/// activations are gone: 4 bytes for each parameter the GPU updates.
+pub fn optimizer_temporaries(updated_params: f64) -> Bytes {
+    Bytes(4.0 * updated_params)
+}
+
+/// The CUDA context of a process with PyTorch's kernels loaded lazily
+/// (`CUDA_MODULE_LOADING=LAZY`, PyTorch's default since CUDA 11.7): an
+/// allowance of 600 MB, outside the caching allocator, so in `nvidia-smi`
+/// and not in `torch.cuda.memory_reserved`.
+pub const CUDA_CONTEXT: Bytes = Bytes(600e6);
+
+/// NCCL's buffers for one communicator: `NCCL_BUFFSIZE` (4 MiB by default,
+/// NCCL's environment-variable documentation) for each of its channels, up
+/// to 32 on Hopper's NVLink (`NCCL_MAX_NCHANNELS`), taken at 32: 128 MiB,
+/// outside the caching allocator.
+pub const NCCL_PER_COMMUNICATOR: Bytes = Bytes(32.0 * 4.0 * 1_048_576.0);
+
+/// What lives outside the caching allocator on a GPU that belongs to
+/// `communicators` NCCL communicators: the CUDA context and their buffers.
+pub fn outside_allocator(communicators: u32) -> Bytes {
+    CUDA_CONTEXT + NCCL_PER_COMMUNICATOR * f64::from(communicators)
+}
+
+/// The caching allocator's reservation over its peak allocation: blocks
+/// split and cached for reuse, never returned mid-run (PyTorch's CUDA
+/// caching allocator, "Memory management" in its CUDA semantics notes).
+/// Fitted: 3%, the mean of measured over allocated (ours) on torchtitan's
+/// two runs whose setting the planner expresses whole, Llama 3.1 8B on 8
+/// and on 128 H100s (82.4 GiB against our 79.6, 67.0 against 65.5:
+/// `model::measured`, tested in `tests/measured_runs.rs`).
+pub const ALLOCATOR_OVERHEAD: f64 = 0.03;
+
+/// What the allocator reserves for a peak allocation of `peak`.
+pub fn reserved_by_allocator(peak: Bytes) -> Bytes {
+    peak * (1.0 + ALLOCATOR_OVERHEAD)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::activations::{op_level_kept, Attention};
+    use crate::model::presets::model_preset;
+
+    fn setup(t: u32, sp: bool, recompute: Recompute, seq: f64, b: f64) -> ActivationSetup {
+        ActivationSetup {
+            seq,
+            micro_batch: b,
+            tensor_parallel: t,
+            sequence_parallel: sp,
+            recompute,
+            attention: Attention::Flash,
+        }
+    }
+
+    /// Llama 3 70B's loss at torchtitan's local batch of 16 sequences of
+    /// 8,192 over t = 8: 2.1e9 logits a GPU (16 × 8,192 × 128,256 / 8),
+    /// 8.4 GB a FP32 copy; the forward's busiest moment holds 10 bytes a
+    /// logit beyond the 4 kept, 21.0 GB. With one GPU a layer, the backward
+    /// pass's two FP32 gradients, 8 bytes.
+    #[test]
+    fn the_loss_buffers_follow_pytorchs_cross_entropy() {
+        let arch = model_preset("llama3-70b").unwrap().arch;
+        let logits = 16.0 * 8192.0 * 128256.0 / 8.0;
+        let split = loss_buffers(&arch, &setup(8, true, Recompute::Full, 8192.0, 16.0));
+        assert_eq!(split.value(), 10.0 * logits);
+        let whole = loss_buffers(&arch, &setup(1, false, Recompute::Full, 8192.0, 16.0));
+        assert_eq!(whole.value(), 8.0 * logits * 8.0);
+    }
+
+    /// torchtitan's op-level policy on Llama 3 8B (h 4,096, 8 K/V heads of
+    /// 128, f 14,336, 32 heads): the input, the query, the value, the
+    /// attention output, the gate and the down projection, 2 bytes each,
+    /// and the log-sum-exp, 4 bytes a head: 2(4h + 1,024 + f) + 4·32 =
+    /// 63,616 bytes a token a layer.
+    #[test]
+    fn op_level_checkpointing_keeps_every_other_matrix_multiply() {
+        let arch = model_preset("llama3-8b").unwrap().arch;
+        let kept = op_level_kept(&arch, &setup(1, false, Recompute::Op, 8192.0, 2.0));
+        assert_eq!(kept.value(), 63_616.0 * 8192.0 * 2.0);
+        assert_eq!(
+            per_layer(&arch, &setup(1, false, Recompute::Op, 8192.0, 2.0)),
+            kept
+        );
+    }
+
+    /// Full recomputation's layer in its backward pass: whole again, less
+    /// the 2sbh input it kept; under sequence parallelism its two gathered
+    /// inputs too, 2 × 2sbh × (1 − 1/t).
+    #[test]
+    fn the_recomputed_layer_is_whole_again() {
+        let arch = model_preset("llama3-70b").unwrap().arch;
+        let (s, b, h) = (8192.0, 1.0, 8192.0);
+        let plain = setup(1, false, Recompute::Full, s, b);
+        let whole = per_layer(
+            &arch,
+            &ActivationSetup {
+                recompute: Recompute::None,
+                ..plain
+            },
+        );
+        assert_eq!(
+            recomputed_layer(&arch, &plain).value(),
+            whole.value() - 2.0 * s * b * h
+        );
+        let split = setup(8, true, Recompute::Full, s, b);
+        let whole = per_layer(
+            &arch,
+            &ActivationSetup {
+                recompute: Recompute::None,
+                ..split
+            },
+        );
+        let expected = whole.value() - 2.0 * s * b * h / 8.0 + 4.0 * s * b * h * (7.0 / 8.0);
+        assert!((recomputed_layer(&arch, &split).value() / expected - 1.0).abs() < 1e-12);
+        assert_eq!(
+            recomputed_layer(&arch, &setup(1, false, Recompute::None, s, b)).value(),
+            0.0
+        );
+    }
+
+    /// ZeRO-3 at 16 bytes a parameter (2-byte weights and gradients): two
+    /// layers and the root gathered, 2(2L + R), and the larger unit's
+    /// gradients whole with their FP32 copy, 6·max(L, R); ZeRO-2 only the
+    /// latter; 18 bytes (FP32 gradients) need no copy; ZeRO-1 nothing.
+    #[test]
+    fn sharding_holds_units_whole_for_a_moment() {
+        let adam = BytesPerParam::MIXED_PRECISION_ADAM;
+        let (layer, root) = (218e6, 1.05e9);
+        assert_eq!(
+            sharding_buffers(ZeroStage::Three, adam, layer, root).value(),
+            2.0 * (2.0 * layer + root) + 6.0 * root
+        );
+        assert_eq!(
+            sharding_buffers(ZeroStage::Two, adam, layer, 0.0).value(),
+            6.0 * layer
+        );
+        let fp32 = BytesPerParam {
+            gradients: 4.0,
+            ..adam
+        };
+        assert_eq!(
+            sharding_buffers(ZeroStage::Two, fp32, layer, 0.0).value(),
+            4.0 * layer
+        );
+        assert_eq!(
+            sharding_buffers(ZeroStage::One, adam, layer, root).value(),
+            0.0
+        );
+    }
+
+    /// Outside the allocator: the 600 MB context and 32 channels of 4 MiB
+    /// a communicator.
+    #[test]
+    fn nccl_buffers_count_by_communicator() {
+        assert_eq!(outside_allocator(0), CUDA_CONTEXT);
+        assert_eq!(
+            outside_allocator(3).value(),
+            600e6 + 3.0 * 32.0 * 4.0 * 1_048_576.0
+        );
+    }
+}
