@@ -7,9 +7,11 @@ use leptos::prelude::*;
 use crate::figures::figure::Params;
 use crate::figures::planner::{peak_stage, room, PlannerParams};
 use crate::model::choice::Choice;
+use crate::model::measured::{MeasuredRun, MEASURED};
 use crate::model::pipeline::Schedule;
 use crate::model::query::Query;
 use crate::model::runs::{PublishedRun, RUNS};
+use crate::model::units::Bytes;
 use crate::model::units::{counted, group_thousands, significant, Count, Fraction};
 
 /// One run, ours beside the published numbers, as its card shows them.
@@ -150,11 +152,11 @@ pub fn compare(run: PublishedRun) -> Comparison {
         ),
         published: said.join("; "),
         memory: format!(
-            "up to {} of training state a GPU, {} of activations on the first stage; {} reserved at its peak by the \
+            "up to {} of training state a GPU, {} of activations on the first stage; {} needed at its peak by the \
              fullest GPU{} within {}: {}",
             estimate.state.total(),
             estimate.activations,
-            estimate.peak.reserved(),
+            estimate.peak.needed(),
             peak_stage(&plan, &estimate),
             room(&plan),
             if estimate.fits { "fits" } else { "does not fit" }
@@ -185,14 +187,90 @@ pub fn compare(run: PublishedRun) -> Comparison {
 
 const LEDE: &str = "Each card is a run whose layout and throughput were published, entered in the planner with the \
 settings its source states and ours where it is silent. A published MFU is entered as the MFU over the step, so the \
-step is the one the run took and the planner works out how fast the GPUs computed while busy. Memory is the fullest \
-GPU at its peak as nvidia-smi would show it, against what the device reports less the memory kept in reserve.";
+step is the one the run took and the planner works out how fast the GPUs computed while busy. Memory is what the \
+fullest GPU needs at its peak, against what the device reports less the memory kept in reserve.";
 
 /// One labelled fact of a card.
 fn fact(term: &'static str, detail: String) -> impl IntoView {
     view! {
         <dt>{term}</dt>
         <dd>{detail}</dd>
+    }
+}
+
+/// One measured run, ours beside the measurement, as its card shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasuredComparison {
+    pub run: MeasuredRun,
+    /// The allocator's reservation at the fullest GPU's peak, ours, in GiB.
+    pub reserved_gib: f64,
+    /// Ours over the measured reservation.
+    pub ratio: f64,
+    pub tokens_per_gpu_per_second: f64,
+    /// Why ours differs by more than a tenth, when it does.
+    pub why: Option<String>,
+    pub link: String,
+}
+
+/// Within this share of a measurement, ours agrees with it.
+pub const MEASURED_WITHIN: f64 = 0.10;
+
+/// Computes one measured run's card through the planner.
+pub fn measured(run: MeasuredRun) -> MeasuredComparison {
+    let params = PlannerParams::from_query(&Query::parse(run.query), &mut Vec::new());
+    let estimate = params.plan().estimate();
+    let reserved_gib = estimate.peak.allocator_reserved().value() / Bytes::GIB;
+    let ratio = reserved_gib / run.reserved_gib;
+    let why = ((ratio - 1.0).abs() > MEASURED_WITHIN).then(|| {
+        format!(
+            "Ours is {ratio:.2} of the measurement, more than a tenth off: {}.",
+            if run.gap.is_empty() {
+                "not yet accounted for"
+            } else {
+                run.gap
+            }
+        )
+    });
+    MeasuredComparison {
+        run,
+        reserved_gib,
+        ratio,
+        tokens_per_gpu_per_second: estimate.tokens_per_gpu_per_second,
+        why,
+        link: format!("?step=planner&{}#planner", run.query),
+    }
+}
+
+const MEASURED_LEDE: &str = "Each card is a run whose memory was measured on the GPU: what PyTorch's caching \
+allocator had reserved at the peak, the largest across the run's GPUs (torch.cuda.max_memory_reserved, without the \
+CUDA context and NCCL's buffers), beside ours for the same layout. Tokens a second are the run's log beside our \
+default rate, which is not fitted to these runs.";
+
+/// The measured runs, a card each.
+fn measured_runs() -> impl IntoView {
+    view! {
+        <h3>"Memory as measured"</h3>
+        <p>{MEASURED_LEDE}</p>
+        {MEASURED.into_iter().map(measured).map(|card| {
+            let off = card.why.is_some();
+            view! {
+            <article class="run run--measured" class:run--over=off>
+                <h4 class="run__name"><a href=card.link.clone()>{card.run.name}</a></h4>
+                <p class="run__source">{card.run.source}</p>
+                <dl class="run__facts">
+                    {fact("Measured", format!("{:.1} GiB reserved at the peak", card.run.reserved_gib))}
+                    {fact("Ours", format!("{:.1} GiB reserved at the peak, {:.2} of the measurement", card.reserved_gib, card.ratio))}
+                    {fact("Tokens a second a GPU", format!(
+                        "{} logged, ours {} at our default rate",
+                        group_thousands(card.run.tokens_per_gpu_per_second),
+                        group_thousands(card.tokens_per_gpu_per_second.round())
+                    ))}
+                    {(!card.run.left_out.is_empty()).then(|| fact("Not set in the planner", card.run.left_out.to_string()))}
+                    {card.why.map(|why| fact("Why ours differs", why))}
+                </dl>
+            </article>
+            }
+        }).collect_view()}
     }
 }
 
@@ -222,6 +300,7 @@ pub fn PublishedRuns() -> impl IntoView {
                     <a class="run__open" href=card.link>"Open in the planner"</a>
                 </article>
             }).collect_view()}
+            {measured_runs()}
         </section>
     }
 }
@@ -229,6 +308,21 @@ pub fn PublishedRuns() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A measured run's card says why ours differs exactly when it is more
+    /// than a tenth off, in the row's own words.
+    #[test]
+    fn a_measured_card_explains_a_gap_of_more_than_a_tenth() {
+        for run in MEASURED {
+            let card = measured(run);
+            let off = (card.ratio - 1.0).abs() > 0.10;
+            assert_eq!(card.why.is_some(), off, "{}: {}", run.name, card.ratio);
+            if let Some(why) = card.why {
+                assert!(why.contains(&format!("{:.2}", card.ratio)), "{why}");
+                assert!(why.contains(run.gap), "{why}");
+            }
+        }
+    }
 
     #[test]
     fn every_run_opens_in_the_planner_without_a_notice() {

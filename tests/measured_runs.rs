@@ -1,9 +1,11 @@
 //! The planner's memory against what measured runs' allocators reserved
 //! (`model::measured`, torchtitan's benchmark of Llama 3.1 on H100s): a
 //! GPU's reservation at its peak, `PeakMemory::allocator_reserved`, within
-//! 10% of the published GiB where the planner expresses the whole setting
-//! or all but torch.compile and Float8 (which the 8B rows show move the
-//! reservation by under 7%: 82.4 GiB without, 77.0 and 76.8 with).
+//! 10% of the published GiB, or a stated reason why not. torch.compile,
+//! Float8 and asynchronous tensor parallelism, which some rows use and the
+//! planner cannot set, lower the reservation (the 8B rows: 82.4 GiB
+//! without, 77.0 and 76.8 with; the 70B's: 71.9 without asynchronous
+//! tensor parallelism, 67.6 with).
 
 use parallax::figures::figure::Params;
 use parallax::figures::planner::PlannerParams;
@@ -19,25 +21,25 @@ fn reserved_gib(query: &str) -> f64 {
     params.plan().estimate().peak.allocator_reserved().value() / Bytes::GIB
 }
 
+/// Each row within a tenth of its measurement, or, where ours is further
+/// off, a row that says why (`MeasuredRun::gap`): a row that comes within
+/// a tenth must lose its explanation, and one that drifts out must gain one.
 #[test]
-fn reserved_memory_within_ten_percent_of_the_measured_rows() {
-    let mut missed = Vec::new();
+fn reserved_memory_within_a_tenth_of_the_measured_rows() {
     for run in MEASURED {
         let ratio = reserved_gib(run.query) / run.reserved_gib;
         eprintln!(
-            "{}: measured {} GiB, ours {:.1} GiB, {ratio:.2}",
+            "{}: measured {} GiB, ours {:.1} GiB, {ratio:.3}",
             run.name,
             run.reserved_gib,
             ratio * run.reserved_gib
         );
-        if run.name.contains("405B") {
-            // Pipelined with asynchronous tensor parallelism: ours is short
-            // (issue 51's note gives by how much); what it leaves out only
-            // adds memory, so ours must stay below the measurement.
-            assert!(ratio < 1.0, "{}: {ratio}", run.name);
-        } else if (ratio - 1.0).abs() > 0.10 {
-            missed.push(format!("{}: {ratio:.3}", run.name));
-        }
+        assert_eq!(
+            (ratio - 1.0).abs() > 0.10,
+            !run.gap.is_empty(),
+            "{}: {ratio:.3}, gap {:?}",
+            run.name,
+            run.gap
+        );
     }
-    assert!(missed.is_empty(), "{missed:?}");
 }

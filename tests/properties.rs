@@ -268,4 +268,28 @@ proptest! {
         let (c, t) = operands(Seconds(compute), Seconds(message));
         prop_assert_eq!(exact(1.0 + read(&c) / (2.0 * read(&t))), exact(1.0 + compute / (2.0 * message)), "{} and {}", c, t);
     }
+
+    /// What `nvidia-smi` shows of the fullest GPU (`reserved-memory`) is at
+    /// least its allocation at the peak, and at least the most loaded
+    /// stage's training state (the fullest is chosen by reservation, each
+    /// stage's at least its state); a plan that fits allocates no more than
+    /// the capacity less the reserve at its peak.
+    #[test]
+    fn the_peak_holds_the_state_and_fits_only_within_the_capacity(
+        model in prop::sample::select(vec!["llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "gpt3-175b", "deepseek-v3"]),
+        gpus in 1u32..4096, tp in prop::sample::select(vec![1u32, 2, 4, 8]), pp in 1u32..17,
+        stage in 0u32..4, recompute in prop::sample::select(vec!["none", "selective", "op", "full"]),
+        sp in 0u32..2, micro in 1u32..9,
+    ) {
+        let query = format!("model={model}&gpu=h100-sxm&gpus={gpus}&tp={tp}&pp={pp}&stage={stage}&recompute={recompute}&sp={sp}&micro-batch={micro}");
+        let (_, planner) = parallax::figures::find("planner").unwrap();
+        let readouts = (planner.native.readouts)(&Query::parse(&query), &mut Vec::new());
+        let value = |id: &str| readouts.iter().find(|r| r.id == id).map(|r| r.value).unwrap();
+        let (state, peak, reserved) = (value("state-per-gpu"), value("peak-memory"), value("reserved-memory"));
+        prop_assert!(reserved >= state, "{query}: {reserved} < {state}");
+        prop_assert!(reserved >= peak, "{query}: {reserved} < {peak}");
+        if value("fits") == 1.0 {
+            prop_assert!(peak <= value("capacity") - value("reserve"), "{query}");
+        }
+    }
 }

@@ -201,13 +201,13 @@ fn llama_3_405b_on_8192_h100s_is_at_the_edge() {
     assert!(state < usable);
     let shown = compare(run).memory;
     let fullest = shown
-        .split(" reserved at its peak by the fullest GPU")
+        .split(" needed at its peak by the fullest GPU")
         .next()
         .unwrap();
     let fullest = fullest.rsplit("; ").next().unwrap();
     assert_eq!(readout(&run, "fits"), 0.0);
     assert!(
-        run.explanation.contains(&format!("reserves {fullest}")),
+        run.explanation.contains(&format!("needs {fullest}")),
         "{fullest}"
     );
 }
@@ -445,12 +445,12 @@ fn deepseek_v3_gpu_hours() {
     let shown = compare(card);
     let fullest = shown
         .memory
-        .split(" reserved at its peak by the fullest GPU")
+        .split(" needed at its peak by the fullest GPU")
         .next()
         .unwrap();
     let fullest = fullest.rsplit("; ").next().unwrap();
     assert!(
-        card.explanation.contains(&format!("reserves {fullest}")),
+        card.explanation.contains(&format!("needs {fullest}")),
         "{fullest}"
     );
 }

@@ -125,7 +125,7 @@ pub fn search_data(base: &Plan) -> SearchData {
             settings: settings(&found.plan),
             memory: format!(
                 "{} of {}",
-                found.estimate.peak.reserved(),
+                found.estimate.peak.needed(),
                 found.plan.capacity.capacity_in_gb()
             ),
             step: Seconds(found.step()),

@@ -281,10 +281,14 @@ pub fn embedding(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
 /// over t), after Megatron-LM's report.
 pub fn output_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let tokens = setup.seq * setup.micro_batch;
-    Bytes(
-        4.0 * tokens * f64::from(arch.hidden) / setup.whole_divisor()
-            + 4.0 * tokens * f64::from(arch.vocab) / setup.t(),
-    )
+    Bytes(4.0 * tokens * f64::from(arch.hidden) / setup.whole_divisor())
+        + loss_log_probabilities(arch, setup)
+}
+
+/// The loss's FP32 log-probabilities, which its backward pass reads: 4sbV/t
+/// bytes, the vocabulary split t ways; gone once that backward has run.
+pub fn loss_log_probabilities(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
+    Bytes(4.0 * setup.seq * setup.micro_batch * f64::from(arch.vocab) / setup.t())
 }
 
 /// Micro-batches whose activations the first stage holds at its peak, in

@@ -113,7 +113,7 @@ impl Found {
 
     /// The memory its most loaded GPU has to spare, in bytes.
     pub fn headroom(&self) -> f64 {
-        self.plan.usable_memory().value() - self.estimate.peak.reserved().value()
+        self.plan.usable_memory().value() - self.estimate.peak.needed().value()
     }
 }
 

@@ -119,14 +119,21 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             (
                 "buffers",
                 "peak-buffers",
-                "Buffers at the peak: the loss, a recomputed layer, sharding, gathers",
-                estimate.peak.transients.total() + estimate.peak.optimizer_excess(),
+                "More at the peak: the loss's buffers, a recomputed layer, gathered weights, whole gradients, the optimizer's temporaries",
+                // What the fullest GPU holds at its busiest moment beyond the
+                // parts before (the most loaded stage's state, the first's activations).
+                Bytes(
+                    (estimate.peak.allocated.value()
+                        - state.total().value()
+                        - estimate.activations.value())
+                    .max(0.0),
+                ),
             ),
             (
                 "overheads",
                 "peak-overheads",
-                "Allocator's cache, CUDA context, NCCL",
-                estimate.peak.allocator + estimate.peak.outside,
+                "CUDA context and NCCL's buffers",
+                estimate.peak.outside,
             ),
         ],
         plan.capacity,
@@ -178,11 +185,11 @@ pub fn data(params: &PlannerParams) -> PlannerData {
     };
     let summary = format!(
         "{shape} on {layout}. A GPU holds up to {} of training state, the first stage {} of activations, and the \
-         fullest GPU{} reserves {} at its peak against its {capacity}; each sends {} a step. {verdict} {timing}",
+         fullest GPU{} needs {} at its peak against its {capacity}; each sends {} a step. {verdict} {timing}",
         state.total(),
         estimate.activations,
         peak_stage(&plan, &estimate),
-        estimate.peak.reserved(),
+        estimate.peak.needed(),
         estimate.traffic,
     );
     let summary = capitalised(&summary);
@@ -241,7 +248,8 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "reserved-memory",
             "Reserved, as nvidia-smi shows it",
             estimate.peak.reserved(),
-        ),
+        )
+        .with_note("with room to spare; the allocator frees its cache when short"),
         capacity: ReadoutData {
             // As the device reports it: "80 GiB", not "85.9 GB".
             text: capacity,
@@ -340,7 +348,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
                 } else {
                     "Does not fit"
                 },
-                estimate.peak.reserved(),
+                estimate.peak.needed(),
                 Bytes(plan.capacity.value() - plan.reserve.value()),
             )
         },

@@ -68,10 +68,10 @@ pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
 pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     // Amounts in GB, as the readouts write them, against the memory in GB too: "85.9 GB (80 GiB)".
     let amount = |bytes: Bytes| bytes.to_string();
-    // What decides: the fullest GPU at its peak as `nvidia-smi` shows it.
-    let (state, reserved) = (
+    // What decides: what the fullest GPU needs at its peak.
+    let (state, needed) = (
         amount(estimate.state.total()),
-        amount(estimate.peak.reserved()),
+        amount(estimate.peak.needed()),
     );
     match plan.problem() {
         Some(LayoutProblem::ShortOfGpus(short)) => {
@@ -108,24 +108,24 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     if estimate.fits {
         return format!(
             "Fits: up to {state} of training state a GPU and {} of activations on the first stage; at its peak the \
-             fullest GPU{} reserves {reserved}, buffers, the allocator's cache, the CUDA context and NCCL's included, \
-             within {room}, with {} to spare.",
+             fullest GPU{} needs {needed}, its buffers, the CUDA context and NCCL's included, within {room}, with {} \
+             to spare.",
             amount(estimate.activations),
             peak_stage(plan, estimate),
-            amount(plan.spare_memory(estimate.peak.reserved()))
+            amount(plan.spare_memory(estimate.peak.needed()))
         );
     }
     let first = if estimate.state_fits {
         format!(
             "The training state fits, {state} within {room}; with the activations at sequence {} and the buffers of \
-             its peak the fullest GPU{} reserves {reserved}",
+             its peak the fullest GPU{} needs {needed}",
             group_thousands(plan.activations.seq),
             peak_stage(plan, estimate)
         )
     } else {
         format!(
             "The training state alone, {state}, does not fit within {room}; with activations and buffers the fullest \
-             GPU reserves {reserved}"
+             GPU needs {needed}"
         )
     };
     let found = fixes(plan);

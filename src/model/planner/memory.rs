@@ -14,11 +14,12 @@
 //! than it hands out (`peak_memory.rs`): [`PeakMemory`].
 
 use super::Plan;
-use crate::model::activations::{stage_activations, Recompute};
+use crate::model::activations::{loss_log_probabilities, stage_activations, Recompute};
 use crate::model::memory::{TrainingState, ZeroStage};
 use crate::model::peak_memory::{
     loss_buffers, optimizer_temporaries, outside_allocator, recomputed_layer,
-    reserved_by_allocator, sequence_gather, sharding_buffers, Transients,
+    reserved_by_allocator, sequence_gather, sharding_at_the_loss, sharding_in_a_layer, Moment,
+    Transients,
 };
 use crate::model::pipeline::parameter_copies;
 use crate::model::presets::Architecture;
@@ -105,14 +106,15 @@ pub fn stage_share(
 pub struct PeakMemory {
     /// Its pipeline stage, from 0.
     pub stage: u32,
+    /// When its memory peaks.
+    pub moment: Moment,
     pub state: TrainingState,
-    /// The activations its schedule holds.
+    /// The activations its schedule holds then.
     pub activations: Bytes,
-    /// The buffers alive at the start of a backward pass.
+    /// The buffers alive then.
     pub transients: Transients,
-    /// Bytes allocated at the peak: the state and the larger of the
-    /// backward pass's activations and buffers and the optimizer step's
-    /// temporaries (`peak-memory`).
+    /// Bytes allocated at the peak: the state, the activations and the
+    /// buffers of the busiest moment (`peak-memory`).
     pub allocated: Bytes,
     /// What the caching allocator reserves beyond `allocated`.
     pub allocator: Bytes,
@@ -133,16 +135,14 @@ impl PeakMemory {
         self.allocator_reserved() + self.outside
     }
 
-    /// What the optimizer step's temporaries add over the backward pass's
-    /// peak, when they are the larger (0 otherwise).
-    pub fn optimizer_excess(&self) -> Bytes {
-        Bytes(
-            (self.allocated.value()
-                - self.state.total().value()
-                - self.activations.value()
-                - self.transients.total().value())
-            .max(0.0),
-        )
+    /// What the GPU must have for the run: the peak allocation and what
+    /// lives outside the allocator. The allocator's cache is not needed:
+    /// when an allocation fails it frees its cached blocks and tries again
+    /// (`num_alloc_retries`, PyTorch's CUDA caching allocator), so a run
+    /// whose reservation would pass the capacity on a roomy GPU still runs,
+    /// more slowly; `reserve` is the margin kept for what cannot be freed.
+    pub fn needed(&self) -> Bytes {
+        self.allocated + self.outside
     }
 }
 
@@ -249,7 +249,7 @@ impl Plan {
             .zip(0..)
             .map(|(&(share, held), stage)| self.peak_of(&ranges, stage, share, held))
             .fold(PeakMemory::default(), |a, b| {
-                if b.reserved().value() > a.reserved().value() {
+                if b.needed().value() > a.needed().value() {
                     b
                 } else {
                     a
@@ -293,19 +293,29 @@ impl Plan {
             .get(stage as usize)
             .map_or(1, |range| (range.end - range.start).max(1));
         let layer = (share.total() - root).max(0.0) / f64::from(layers);
-        let transients = Transients {
-            loss: if last {
-                loss_buffers(&self.arch, &setup)
-            } else {
-                Bytes(0.0)
-            },
+        let bytes = self.state_bytes();
+        // Three moments, whichever holds the most (`peak_memory::Moment`).
+        // The loss, on the last stage: every held activation and its buffers.
+        let at_loss = last.then(|| Transients {
+            loss: loss_buffers(&self.arch, &setup),
+            sharding: sharding_at_the_loss(self.stage, bytes, layer, root),
+            ..Transients::default()
+        });
+        // A layer's backward pass: the loss's log-probabilities are gone.
+        let in_a_layer = Transients {
             recompute: if setup.recompute_run() == Recompute::None {
                 Bytes(0.0)
             } else {
                 recomputed_layer(&self.arch, &setup)
             },
-            sharding: sharding_buffers(self.stage, self.state_bytes(), layer, root),
+            sharding: sharding_in_a_layer(self.stage, bytes, layer, root),
             sequence_gather: sequence_gather(&self.arch, &setup),
+            ..Transients::default()
+        };
+        let layer_held = if last {
+            Bytes((held.value() - loss_log_probabilities(&self.arch, &setup).value()).max(0.0))
+        } else {
+            held
         };
         // The optimizer updates the GPU's shard once ZeRO shards its state.
         let (replicas, expert_replicas) = self.shards();
@@ -314,18 +324,30 @@ impl Plan {
         } else {
             share.total()
         };
-        let backward = held + transients.total();
         let step = optimizer_temporaries(updated);
-        let allocated = state.total()
-            + if step.value() > backward.value() {
-                step
-            } else {
-                backward
-            };
+        let optimizer = Transients {
+            optimizer: step,
+            ..Transients::default()
+        };
+        let (moment, activations, transients) = [
+            Some((Moment::Layer, layer_held, in_a_layer)),
+            Some((Moment::OptimizerStep, Bytes(0.0), optimizer)),
+            at_loss.map(|at_loss| (Moment::Loss, held, at_loss)),
+        ]
+        .into_iter()
+        .flatten()
+        .max_by(|a, b| {
+            (a.1 + a.2.total())
+                .value()
+                .total_cmp(&(b.1 + b.2.total()).value())
+        })
+        .unwrap_or_default();
+        let allocated = state.total() + activations + transients.total();
         PeakMemory {
             stage,
+            moment,
             state,
-            activations: held,
+            activations,
             transients,
             allocated,
             allocator: Bytes(reserved_by_allocator(allocated).value() - allocated.value()),

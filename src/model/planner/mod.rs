@@ -168,8 +168,8 @@ pub struct PlanEstimate {
     /// The fullest GPU at its peak, buffers, the allocator's reserve and
     /// what lives outside it included (`peak_memory.rs`).
     pub peak: PeakMemory,
-    /// Whether every stage's GPU, as `nvidia-smi` would show it at its peak
-    /// (`PeakMemory::reserved`), fits the capacity less the reserve.
+    /// Whether every stage's GPU at its peak, what it needs
+    /// (`PeakMemory::needed`), fits the capacity less the reserve.
     pub fits: bool,
     /// Everything one GPU sends a step: `nvlink_traffic` + `network_traffic`.
     pub traffic: Bytes,
@@ -350,7 +350,7 @@ impl Plan {
             peak_stage: memory.peak_stage,
             // A layout that cannot run fits nowhere.
             state_fits: usable && fits(memory.state.total(), self.usable_memory()),
-            fits: usable && fits(memory.peak.reserved(), self.usable_memory()),
+            fits: usable && fits(memory.peak.needed(), self.usable_memory()),
             peak: memory.peak,
             traffic: traffic.on(Link::NvLink) + traffic.on(Link::Network),
             nvlink_traffic: traffic.on(Link::NvLink),

@@ -4,7 +4,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parallax_fuzz::model::memory::{BytesPerParam, TrainingState};
+use parallax_fuzz::model::activations::{ActivationSetup, Attention, Recompute};
+use parallax_fuzz::model::choice::Choice;
+use parallax_fuzz::model::memory::{BytesPerParam, TrainingState, ZeroStage};
+use parallax_fuzz::model::peak_memory::{
+    loss_buffers, recomputed_layer, reserved_by_allocator, sequence_gather, sharding_at_the_loss,
+    sharding_in_a_layer,
+};
 use parallax_fuzz::model::planner::{Routing, CAPACITY_FACTOR, IMBALANCE};
 use parallax_fuzz::model::query::{to_search, Query};
 use parallax_fuzz::model::scenario::Scenario;
@@ -42,6 +48,38 @@ fuzz_target!(|search: &str| {
     let bytes = scenario.state_bytes();
     assert!(scenario.gpu.fp8.is_some() || bytes.fp8_copies == 0.0);
     assert!((11.0..=22.0).contains(&bytes.total()), "{bytes:?}");
+
+    // A GPU's buffers at its peak (`peak_memory.rs`), for the URL's model
+    // under every recomputation and sharding: finite, never negative, and
+    // the allocator reserves at least what it hands out.
+    let arch = scenario.arch();
+    for &recompute in Recompute::ALL {
+        let setup = ActivationSetup {
+            seq: f64::from(arch.seq),
+            micro_batch: 1.0,
+            tensor_parallel: 8,
+            sequence_parallel: true,
+            recompute,
+            attention: Attention::Flash,
+        };
+        for buffer in [
+            loss_buffers(&arch, &setup),
+            recomputed_layer(&arch, &setup),
+            sequence_gather(&arch, &setup),
+        ] {
+            assert!(buffer.0.is_finite() && buffer.0 >= 0.0, "{buffer:?} {setup:?}");
+            assert!(reserved_by_allocator(buffer).0 >= buffer.0);
+        }
+    }
+    for &stage in ZeroStage::ALL {
+        let layer = params / f64::from(arch.layers.max(1));
+        for held in [
+            sharding_at_the_loss(stage, bytes, layer, params - layer),
+            sharding_in_a_layer(stage, bytes, layer, params - layer),
+        ] {
+            assert!(held.0.is_finite() && held.0 >= 0.0, "{held:?}");
+        }
+    }
 
     let mut pairs = Vec::new();
     scenario.write(&mut pairs);
