@@ -7,7 +7,9 @@
 //! the peak (`torch.cuda.max_memory_allocated`) and the bytes reserved
 //! (`torch.cuda.max_memory_reserved`, torchtitan's "Memory (GiB)", read
 //! from `reserved_bytes.all.peak` in `torchtitan/metrics.py`), to which
-//! `nvidia-smi` adds the CUDA context and NCCL's buffers. Each buffer is
+//! `nvidia-smi` adds the CUDA context and NCCL's buffers. The peak is the
+//! busiest of three moments ([`Moment`]), each buffer counted at the moment
+//! it is alive, not all at once. Each buffer is
 //! sized from the framework that allocates it; the allocator's share is a
 //! factor fitted to torchtitan's measured runs (`measured.rs`).
 
