@@ -124,9 +124,14 @@
 // under. The 3D grid's focus ring in the text's colour, not the accent of
 // the selection (a second newcomer still took one for the other), and the
 // selected group's fill stronger, 10 fewer: 341,112, 90 under.
+// Issue 51 (which allows +15 KB) raised both by 3,157 to 344,269: the
+// peak memory by moment, its readouts and bar parts, and the measured
+// runs' cards; wasm +1,969 (twiggy, before wasm-opt: Plan::estimate +2,945,
+// the planner's data +484, strings +552), index.html +1,120 (the cards),
+// style.css +44, embed.html +3.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 341112 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 341112 },
+  { check: 'transfer brotli bytes, full page', measured: 344269 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 344269 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -446,7 +446,7 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help(
-            "Activation recomputation: none, selective (the attention core's stored scores; with FlashAttention there are none, so it changes nothing) or full (each layer).",
+            "Activation recomputation: none, selective (the attention core's stored scores; with FlashAttention there are none, so it changes nothing), op-level (torchtitan's: every other matrix multiply's output is kept) or full (each layer).",
         ),
         shared::tokens_typed("Training tokens"),
         shared::busy(),

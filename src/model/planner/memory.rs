@@ -208,59 +208,47 @@ impl Plan {
         let m = self.micro_batches();
         let p = self.pipeline.max(1);
         let ranges = self.stage_ranges();
-        // Each stage's parameters and activations, once: the most loaded GPU
-        // may be on any stage when the ends are lighter, or hold more
-        // micro-batches in flight.
-        let stages: Vec<(StageShare, Bytes)> = ranges
-            .iter()
-            .zip(0..)
-            .map(|(range, stage)| {
-                let held = stage_activations(
-                    &self.arch,
-                    &setup,
-                    (p, stage),
-                    self.schedule,
-                    m,
-                    self.chunks,
-                    range.end - range.start,
-                );
-                (self.stage_share(&ranges, stage), held)
-            })
-            .collect();
-        let (peak_stage, total) = stages
-            .iter()
-            .zip(0..)
-            .map(|(&(share, held), stage)| (stage, self.state_of(share).total() + held))
-            .fold((0, Bytes(0.0)), |a, b| {
-                if b.1.value() > a.1.value() {
-                    b
-                } else {
-                    a
-                }
-            });
-        // The training state of the stage with the most parameters, as `loaded_stage`.
-        let loaded = stages
-            .iter()
-            .map(|&(share, _)| share)
-            .max_by(|a, b| a.total().total_cmp(&b.total()))
-            .unwrap_or_default();
-        let peak = stages
-            .iter()
-            .zip(0..)
-            .map(|(&(share, held), stage)| self.peak_of(&ranges, stage, share, held))
-            .fold(PeakMemory::default(), |a, b| {
-                if b.needed().value() > a.needed().value() {
-                    b
-                } else {
-                    a
-                }
-            });
+        // Each stage's parameters and activations, in one pass with no list
+        // kept (the layout search and the fixes run this thousands of times
+        // a change): the most loaded GPU may be on any stage when the ends
+        // are lighter, or hold more micro-batches in flight.
+        let mut first = Bytes(0.0);
+        let (mut peak_stage, mut total) = (0, Bytes(0.0));
+        let mut loaded = StageShare::default();
+        let mut peak = PeakMemory::default();
+        for (range, stage) in ranges.iter().zip(0..) {
+            let held = stage_activations(
+                &self.arch,
+                &setup,
+                (p, stage),
+                self.schedule,
+                m,
+                self.chunks,
+                range.end - range.start,
+            );
+            let share = self.stage_share(&ranges, stage);
+            if stage == 0 {
+                first = held;
+            }
+            let whole = self.state_of(share).total() + held;
+            if whole.value() > total.value() {
+                (peak_stage, total) = (stage, whole);
+            }
+            // The stage with the most parameters, as `loaded_stage` (the first of equals).
+            if share.total() > loaded.total() {
+                loaded = share;
+            }
+            let this = self.peak_of(&ranges, stage, share, held);
+            if this.needed().value() > peak.needed().value() {
+                peak = this;
+            }
+        }
         PlanMemory {
             peak,
             loaded,
             state: self.state_of(loaded),
             // The first stage's, as the `activations` readout.
-            activations: stages.first().map_or(Bytes(0.0), |&(_, held)| held),
+            activations: first,
             total,
             peak_stage,
         }
