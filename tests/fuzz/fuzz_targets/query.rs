@@ -67,7 +67,10 @@ fuzz_target!(|search: &str| {
             recomputed_layer(&arch, &setup),
             sequence_gather(&arch, &setup),
         ] {
-            assert!(buffer.0.is_finite() && buffer.0 >= 0.0, "{buffer:?} {setup:?}");
+            assert!(
+                buffer.0.is_finite() && buffer.0 >= 0.0,
+                "{buffer:?} {setup:?}"
+            );
             assert!(reserved_by_allocator(buffer).0 >= buffer.0);
         }
     }
