@@ -12,7 +12,7 @@ use crate::hooks::use_scoped_memo;
 /// One `row` per item of the list `items` picks from `data`, keyed by
 /// position. Each row reads its item through its own memo, so when the data
 /// changes only the attributes and text that differ are touched; when the
-/// list grows or shrinks, rows are added or dropped at its end and the others
+/// list grows or shrinks, rows are drawn or dropped at its end and the others
 /// are left alone. (Rebuilding lists of views took about 40% of an update.)
 ///
 /// A row reads `data` through its item's memo, which leaves with the row
@@ -55,6 +55,35 @@ where
 }
 
 /// The keyed list behind [`rows`], not generic so that its code exists once.
+///
+/// A position, once the list has reached it, keeps its place in the `For`
+/// for as long as the list does; a row past the list's end drops what it
+/// drew and draws it again when the list grows back. Why not let `For` drop
+/// the row: `For` makes each row's owner a child of the owner it was built
+/// under, and reactive_graph 0.2.16 never takes a dropped child out of its
+/// parent's list (`OwnerInner::children`, a `Weak` each, pruned only when
+/// the parent is cleaned up), so every row dropped left its owner's
+/// allocation behind: the 3D grid's pipeline slider grew the wasm memory by
+/// 1.3 KB a move, without end (`tests/e2e/soak.test.mjs`). What a row draws
+/// is owned by its effect instead, whose children go each time it runs
+/// again. So the `For` holds as many positions as the longest list seen.
 fn by_position(length: Memo<usize>, row: Arc<dyn Fn(usize) -> AnyView + Send + Sync>) -> AnyView {
-    view! { <For each=move || 0..length.get() key=|i| *i children=move |i| row(i)/> }.into_any()
+    let longest = use_scoped_memo(move |longest: Option<&usize>| {
+        length.get().max(longest.copied().unwrap_or(0))
+    });
+    view! {
+        <For
+            each=move || 0..longest.get()
+            key=|i| *i
+            children=move |i| {
+                let shown = use_scoped_memo(move |_| i < length.get());
+                let row = row.clone();
+                // A list of none or one, not an `Option`: a list keeps one
+                // marker for good, where `None` would swap the row for a
+                // marker of its own, one more node touched each time.
+                move || shown.get().then(|| row(i)).into_iter().collect::<Vec<_>>()
+            }
+        />
+    }
+    .into_any()
 }
