@@ -103,6 +103,54 @@ fn fp8_trains_llama_2_7b_30_to_40_percent_faster() {
     assert_eq!(step("fp8"), step("fp8-primary"));
 }
 
+/// One rate for every figure: the explainers' times in FP8 take the FP8
+/// speed-up the planner's step takes. Worked out here: Llama 2 7B's FLOP
+/// a token, 6 × its quoted 6.74B, of which the layers' matrices' 6 × 32(4h²
+/// + 3hf) run FP8 (a share s); on an H100 (989 TFLOP/s BF16, 1,979 FP8, its
+/// datasheet) those multiplies run 1 + 0.4 × (1,979/989 − 1) times as fast
+/// (`FP8_GAIN_SHARE`), so every time is 1 − s + s/gain of BF16's.
+#[test]
+fn every_figure_times_fp8_as_the_planner_does() {
+    let (h, f) = (4096.0, 11008.0);
+    let share = 32.0 * (4.0 * h * h + 3.0 * h * f) / LLAMA_2_7B;
+    let gain = 1.0 + 0.4 * (1979.0 / 989.0 - 1.0);
+    let expected = 1.0 - share + share / gain;
+    let cases = [
+        ("why", "time-1-gpu"),
+        ("dp", "compute-per-step"),
+        ("tp", "compute-time"),
+        ("3d", "train-time"),
+    ];
+    for (figure, id) in cases {
+        let time = |precision: &str| {
+            common::readout(
+                figure,
+                &format!("?fig={figure}&model=llama2-7b&gpu=h100-sxm&precision={precision}"),
+                id,
+            )
+        };
+        let ratio = time("fp8") / time("bf16");
+        assert!(
+            (ratio - expected).abs() < 1e-9,
+            "{figure} {id}: {ratio} against {expected}"
+        );
+    }
+    // The planner's step, on one GPU with nothing to send, by the same share.
+    let step = |precision: &str| {
+        planner(
+            &format!(
+                "?fig=planner&model=llama2-7b&gpu=h100-sxm&gpus=1&batch=1&precision={precision}"
+            ),
+            "step-time",
+        )
+    };
+    let ratio = step("fp8") / step("bf16");
+    assert!(
+        (ratio - expected).abs() < 1e-9,
+        "planner: {ratio} against {expected}"
+    );
+}
+
 /// The A100 has no FP8 (its datasheet lists none): asked for, it is refused
 /// with a notice and BF16 stands.
 #[test]

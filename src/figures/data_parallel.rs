@@ -227,7 +227,7 @@ fn step_at(scenario: &Scenario, gpus: u32, link: Link) -> Step {
         scenario.batch.max(1.0),
         f64::from(scenario.arch().seq),
         gpus,
-        scenario.rate().sustained(),
+        scenario.sustained(),
         link.bandwidth(&scenario.gpu()),
     )
 }
@@ -248,7 +248,7 @@ pub fn crossover((scenario, link, gpus): &(Scenario, Link, u32)) -> Explained {
             scenario.flop_per_token(),
             batch,
             seq,
-            scenario.rate().sustained(),
+            scenario.sustained(),
             link.bandwidth(&scenario.gpu()),
         )
     };
@@ -331,7 +331,7 @@ fn equations(params: &DpParams, d: &DpData) -> Vec<Equation> {
     let n = params.gpus.max(1);
     let (token_symbol, token_value) = equations::per_token(scenario);
     let seq = scenario.arch().seq;
-    let rate = scenario.rate().sustained();
+    let rate = scenario.sustained();
     let ring = 2.0 * f64::from(n - 1) / f64::from(n);
     let gradient = || {
         equations::multiplied(

@@ -8,10 +8,10 @@ use super::param::{set_option, Opt, Param};
 use crate::model::activations::Attention;
 use crate::model::choice::{options, Choice};
 use crate::model::compute::FlopCount;
-use crate::model::precision::{Moments, Precision};
+use crate::model::precision::{Moments, Precision, FP8_GAIN_SHARE};
 use crate::model::presets::{gpu_preset, gpu_sources, model_preset, model_sources, GPUS, MODELS};
 use crate::model::scenario::{Scenario, BATCH, BUSY, TOKENS};
-use crate::model::units::Count;
+use crate::model::units::{format_ratio, Count};
 
 /// The model as a sentence's subject names it: "Llama 2 7B, 6.74B
 /// parameters," or, when the URL sets another size, "A custom model of
@@ -72,14 +72,29 @@ pub const fn gpu<P: Params>() -> Param<P> {
 }
 
 /// What a time assumes, to show beside it: `at 53% of 989 TFLOP/s`, or
-/// with `tflops` given, `at 400 TFLOP/s sustained`.
+/// with `tflops` given, `at 400 TFLOP/s sustained`; then [`fp8_note`].
 pub fn rate_note(scenario: &Scenario) -> String {
     let rate = scenario.rate();
-    if scenario.tflops_override.is_some() {
+    let at = if scenario.tflops_override.is_some() {
         format!("at {} sustained", rate.peak)
     } else {
         format!("at {} of {}", percent(rate.busy), rate.peak)
+    };
+    at + &fp8_note(scenario)
+}
+
+/// How much faster FP8 runs the layers' multiplies, as every figure's rate
+/// takes it (`Scenario::sustained`), said after a rate; empty without FP8.
+pub fn fp8_note(scenario: &Scenario) -> String {
+    let numerics = scenario.numerics();
+    if !numerics.fp8() {
+        return String::new();
     }
+    format!(
+        ", the layers' matrix multiplies in FP8 {} as fast (an assumption: FP8's peak is {} BF16's, and a whole run gains {FP8_GAIN_SHARE} of the difference)",
+        format_ratio(numerics.matmul_gain(), 2),
+        format_ratio(numerics.peaks_ratio(), 2)
+    )
 }
 
 /// A fraction as a percentage to at most one decimal: `40%`, `42.5%`.

@@ -225,7 +225,7 @@ pub fn data(params: &TpParams) -> TpData {
         &arch,
         t,
         tokens,
-        scenario.rate().sustained(),
+        scenario.sustained(),
         params.link.bandwidth(&gpu),
     );
     let state = TrainingState::per_gpu(
@@ -296,7 +296,7 @@ pub fn crossover((scenario, link, t): &(Scenario, Link, u32)) -> Explained {
     let gpu = scenario.gpu();
     let arch = scenario.arch();
     let tokens = f64::from(arch.seq);
-    let rate = scenario.rate().sustained();
+    let rate = scenario.sustained();
     let at = |t: u32, link: Link| layer_cost(&arch, t, tokens, rate, link.bandwidth(&gpu));
     let meeting =
         |link: Link| allreduces_meet_compute_at(&arch, tokens, rate, link.bandwidth(&gpu));

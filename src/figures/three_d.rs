@@ -311,7 +311,7 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         scenario.params(),
         scenario.training_flop(),
         scenario.batch.max(1.0) as u32,
-        scenario.rate().sustained(),
+        scenario.sustained(),
         gpu.gpus_per_node,
         scenario.state_bytes(),
     );
@@ -466,7 +466,7 @@ fn equations(params: &ThreeDParams, d: &ThreeDData) -> Vec<Equation> {
     );
     let times = || Piece::Op("×");
     let split = |top: Piece, t: Piece, p: Piece| vec![Piece::Frac(vec![top], vec![t, times(), p])];
-    let rate = scenario.rate().sustained();
+    let rate = scenario.sustained();
     vec![
         Equation {
             words: format!("GPUs N equals t times p times d: {}", d.gpus.text),

@@ -146,7 +146,7 @@ pub fn data(params: &WhyParams) -> WhyData {
     );
     let over = fill(total, gpu.memory);
     let compute = scenario.training_flop();
-    let rate = scenario.rate().sustained();
+    let rate = scenario.sustained();
     let note = shared::rate_note(scenario);
     let time_bars: Vec<TimeBar> = GPU_COUNTS
         .iter()
@@ -244,7 +244,7 @@ fn equations(
     let psi = scenario.params();
     let (token_symbol, token_value) = equations::per_token(scenario);
     let tokens = var("D", "tokens");
-    let rate = scenario.rate().sustained();
+    let rate = scenario.sustained();
     vec![
         equations::state(
             scenario.state_bytes(),

@@ -3,9 +3,9 @@
 //! batch, and the training state's bytes a parameter, with their URL form
 //! (the README's "Figures and URLs" documents every key).
 
-use super::activations::Attention;
+use super::activations::{Attention, Recompute};
 use super::choice::Choice;
-use super::compute::{flop_per_token, FlopCount, Rate};
+use super::compute::{flop_per_token, fp8_flop_per_token, FlopCount, Rate};
 use super::memory::BytesPerParam;
 use super::precision::{Moments, Numerics, Precision};
 use super::presets::{
@@ -386,6 +386,16 @@ impl Scenario {
             self.arch_overrides.push((spec.key, value as u32));
         }
         true
+    }
+
+    /// The rate a GPU's passes run at, FLOP a second, as every figure
+    /// takes it: [`Scenario::rate`]'s, with the arithmetic's time cut where
+    /// FP8 runs the layers' matrix multiplies ([`Numerics::time_share`],
+    /// which the planner's step applies too), nothing recomputed.
+    pub fn sustained(&self) -> FlopPerSecond {
+        let flop = self.flop_per_token();
+        let fp8 = fp8_flop_per_token(&self.arch(), Recompute::None).min(flop);
+        self.rate().sustained() * (1.0 / self.numerics().time_share(flop, fp8))
     }
 
     /// The model's architecture with the URL's overrides applied. A model

@@ -4,7 +4,6 @@
 use super::*;
 use crate::model::comm::Link;
 use crate::model::planner::{Group, Routing};
-use crate::model::precision::FP8_GAIN_SHARE;
 use crate::model::units::format_ratio;
 
 pub(super) fn describe(fix: Fix, plan: &Plan) -> String {
@@ -295,26 +294,16 @@ pub(super) fn micro_batch_cut(params: &PlannerParams, plan: &Plan) -> Option<Str
 /// The rate a time assumes: the scenario's, or with a published MFU given
 /// (`step-mfu`) the share of the peak while computing that gives it.
 pub(super) fn rate_note(params: &PlannerParams, estimate: &PlanEstimate) -> String {
-    let numerics = params.scenario.numerics();
-    let fp8 = if numerics.fp8() {
-        format!(
-            ", the layers' matrix multiplies in FP8 {} as fast (an assumption: FP8's peak is {} BF16's, and a whole run gains {FP8_GAIN_SHARE} of the difference)",
-            format_ratio(numerics.matmul_gain(), 2),
-            format_ratio(numerics.peaks_ratio(), 2)
-        )
-    } else {
-        String::new()
-    };
-    let rate = match params.scenario.step_mfu {
+    match params.scenario.step_mfu {
         Some(mfu) => format!(
-            "at {} of {} while computing, for {} MFU over the step",
+            "at {} of {} while computing, for {} MFU over the step{}",
             Fraction(estimate.busy),
             params.scenario.rate().peak,
-            Fraction(mfu)
+            Fraction(mfu),
+            shared::fp8_note(&params.scenario)
         ),
         None => shared::rate_note(&params.scenario),
-    };
-    rate + &fp8
+    }
 }
 
 /// `text` with its first letter a capital (every sentence here starts in ASCII).
