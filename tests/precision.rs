@@ -105,8 +105,8 @@ fn fp8_trains_llama_2_7b_30_to_40_percent_faster() {
 
 /// One rate for every figure: the explainers' times in FP8 take the FP8
 /// speed-up the planner's step takes. Worked out here: Llama 2 7B's FLOP
-/// a token, 6 × its quoted 6.74B, of which the layers' matrices' 6 × 32(4h²
-/// + 3hf) run FP8 (a share s); on an H100 (989 TFLOP/s BF16, 1,979 FP8, its
+/// a token, 6 × its quoted 6.74B, of which the layers' matrices'
+/// 6 × 32(4h² + 3hf) run FP8 (a share s); on an H100 (989 TFLOP/s BF16, 1,979 FP8, its
 /// datasheet) those multiplies run 1 + 0.4 × (1,979/989 − 1) times as fast
 /// (`FP8_GAIN_SHARE`), so every time is 1 − s + s/gain of BF16's.
 #[test]
