@@ -740,7 +740,7 @@ pub const GPUS: [GpuPreset; 8] = [
     GpuPreset {
         id: "gb200-nvl72",
         name: "NVIDIA GB200 NVL72",
-        memory: Bytes(186e9),
+        memory: Bytes(189_471.0 * MIB),
         peak: FlopPerSecond(2500e12),
         busy: TYPICAL_BUSY,
         nvlink: BytesPerSecond(900e9),
@@ -751,7 +751,7 @@ pub const GPUS: [GpuPreset; 8] = [
             peak: FlopPerSecond(5000e12),
             weight_bytes: BLACKWELL_FP8_WEIGHT,
         }),
-        source: "NVIDIA GB200 NVL72 datasheet, per GPU of the rack's 72: 13.4 TB HBM3e, about 186 GB each (decimal; the figure nvidia-smi reports is not published); 2.5 PFLOP/s dense BF16 and 5 dense FP8 (360 and 720 PFLOP/s with sparsity for the rack); NVLink 5 1.8 TB/s both ways, all 72 GPUs in one NVLink domain; 4 GPUs a compute tray, each with a 400 Gb/s ConnectX-7 port",
+        source: "NVIDIA GB200 NVL72 datasheet, per GPU of the rack's 72: 13.4 TB HBM3e; nvidia-smi reports 189,471 MiB a GPU on GB200 compute trays (185.0 GiB, 198.7 GB), as published outputs of it show; 2.5 PFLOP/s dense BF16 and 5 dense FP8 (360 and 720 PFLOP/s with sparsity for the rack); NVLink 5 1.8 TB/s both ways, all 72 GPUs in one NVLink domain; 4 GPUs a compute tray, each with a 400 Gb/s ConnectX-7 port",
     },
 ];
 

@@ -89,7 +89,7 @@ does not say when), no recomputation, sequence parallelism, a micro-batch of one
 /// MLPerf Training v4.0, GPT-3 175B, NVIDIA's NeMo submissions
 /// (mlcommons/training_results_v4.0): what their configurations and logs state.
 const MLPERF_STATED: &str = "the configuration gives t, p, the interleaved chunks and the micro-batch \
-(config_DGXH100_*.sh), FP8 with FP8 weights (config_fp8.sh, FP8_PARAMS), the distributed optimizer \
+(config_DGXH100_*.sh), FP8 (config_fp8.sh) with FP8 weights (FP8_PARAMS, set in config_common.sh), the distributed optimizer \
 with bf16 gradient reduction (distributed_fused_adam), sequence parallelism; the log gives the global batch \
 and the sequence (global_batch_size, max_sequence_length) and the step: each block's block_start to \
 block_stop over its steps";
@@ -245,7 +245,7 @@ pub const RUNS: [PublishedRun; 11] = [
     },
     PublishedRun {
         name: "GPT-3 175B on 512 H100s (MLPerf v4.0)",
-        source: "MLPerf Training v4.0, NVIDIA's eos_n64_ngc24.04_nemo: config_DGXH100_64x8x128x4x8_mbs2.sh and the log result_0.txt (global batch 2,304, 10.90 s a step: 24 blocks of 11 steps, 10.896 to 10.908 s)",
+        source: "MLPerf Training v4.0, NVIDIA's eos_n64_ngc24.04_nemo: config_DGXH100_64x8x128x4x8_mbs2.sh and the log result_0.txt (global batch 2,304, 10.90 s a step: 24 blocks of 11 steps, 10.896 to 10.908 s; the submission's other two results log 10.983 and 10.982 s, and this card takes result_0's)",
         query: "model=gpt3-175b&gpu=h100-sxm&gpus=512&tp=4&pp=8&schedule=interleaved&chunks=4&micro-batch=2&batch=2304&seq=2048&sp=1&stage=1&precision=fp8-primary&attention=flash&flop=6nd-attn",
         published: Published::logged_step(512, 10.902),
         stated: MLPERF_STATED,
