@@ -91,7 +91,7 @@ pub fn fp8_note(scenario: &Scenario) -> String {
         return String::new();
     }
     format!(
-        ", the layers' matrix multiplies in FP8 {} as fast (an assumption: FP8's peak is {} BF16's, and a whole run gains {FP8_GAIN_SHARE} of the difference)",
+        ", the layers' matrix multiplies in FP8 {} as fast (assumed: {FP8_GAIN_SHARE} of the way to FP8's peak, {} BF16's)",
         format_ratio(numerics.matmul_gain(), 2),
         format_ratio(numerics.peaks_ratio(), 2)
     )

@@ -188,7 +188,7 @@ pub fn data(params: &WhyParams) -> WhyData {
         t1 = time_bars[0].readout.text,
         t64 = time_bars[1].readout.text,
         t1024 = time_bars[2].readout.text,
-        per_param = bytes.total(),
+        per_param = trimmed(bytes.total(), 3),
         over = format_ratio(over, 2),
         // In GB like the total beside it (79.6 GiB against 107.8 GB read as a mix).
         memory = gpu.memory.capacity_in_gb(),
@@ -215,10 +215,10 @@ pub fn data(params: &WhyParams) -> WhyData {
         memory,
         state_caption: format!(
             "Training state at {} bytes a parameter: {} + {} + {} B = {total}",
-            bytes.total(),
-            bytes.all_weights(),
-            bytes.all_gradients(),
-            bytes.k()
+            trimmed(bytes.total(), 3),
+            trimmed(bytes.all_weights(), 3),
+            trimmed(bytes.all_gradients(), 3),
+            trimmed(bytes.k(), 3)
         ),
         training_state,
         over_gpu: ReadoutData::ratio(
@@ -413,6 +413,29 @@ mod tests {
             panic!("the time is a fraction");
         };
         assert_eq!(numerator[0], Piece::Sci(8.088e22));
+    }
+
+    /// FP8 beside BF16 on an H100 adds 2 bytes for each parameter of the
+    /// layers' matrices (Llama 2 7B's 6.476B of 6.74B, a share 0.961:
+    /// `tests/precision.rs`), so 16 + 1.92 bytes a parameter, the weights
+    /// 3.92 of them: the caption and the words say so to three figures.
+    #[test]
+    fn fp8_bytes_a_parameter_read_to_three_figures() {
+        let mut notices = Vec::new();
+        let params = WhyParams::from_query(
+            &Query::parse("model=llama2-7b&gpu=h100-sxm&precision=fp8"),
+            &mut notices,
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        let d = data(&params);
+        assert!(
+            d.state_caption
+                .starts_with("Training state at 17.9 bytes a parameter: 3.92 + 2 + 12 B"),
+            "{}",
+            d.state_caption
+        );
+        assert!(d.summary.contains("17.9"), "{}", d.summary);
+        assert!(!d.summary.contains("17.92"), "{}", d.summary);
     }
 
     /// 50B tokens instead of 2T: 40 times less compute and time (6ND is

@@ -68,7 +68,7 @@ pub const MEASURED: [MeasuredRun; 7] = [
         query: "model=llama3-8b&gpu=h100-sxm&gpus=8&stage=3&batch=8&micro-batch=1&seq=32768&recompute=full",
         reserved_gib: 83.9,
         tokens_per_gpu_per_second: 3890.0,
-        left_out: "torch.compile and Float8",
+        left_out: "torch.compile and torchao's Float8 training",
         gap: "",
     },
     MeasuredRun {
@@ -77,7 +77,7 @@ pub const MEASURED: [MeasuredRun; 7] = [
         query: "model=llama3-8b&gpu=h100-sxm&gpus=8&cp=8&stage=3&batch=1&micro-batch=1&seq=262144&recompute=full",
         reserved_gib: 84.5,
         tokens_per_gpu_per_second: 548.0,
-        left_out: "torch.compile and Float8",
+        left_out: "torch.compile and torchao's Float8 training",
         gap: "",
     },
     MeasuredRun {
@@ -86,7 +86,7 @@ pub const MEASURED: [MeasuredRun; 7] = [
         query: "model=llama3-70b&gpu=h100-sxm&gpus=256&tp=8&sp=1&stage=3&batch=512&micro-batch=16&recompute=full",
         reserved_gib: 71.9,
         tokens_per_gpu_per_second: 829.0,
-        left_out: "torch.compile and Float8",
+        left_out: "torch.compile and torchao's Float8 training",
         gap: "",
     },
     MeasuredRun {
@@ -95,7 +95,7 @@ pub const MEASURED: [MeasuredRun; 7] = [
         query: "model=llama3-405b&gpu=h100-sxm&gpus=512&tp=8&sp=1&pp=8&stage=1&bytes=18&batch=256&micro-batch=4&recompute=full",
         reserved_gib: 82.5,
         tokens_per_gpu_per_second: 100.0,
-        left_out: "torch.compile, Float8 and asynchronous tensor parallelism",
+        left_out: "torch.compile, torchao's Float8 training and asynchronous tensor parallelism",
         gap: "torch's pipelining of December 2024 kept every micro-batch's output until the end of the step (on the last stage, every micro-batch's BF16 logits, about 7 GiB beyond one's) and made receive buffers for all of them, which the planner does not count (pytorch/pytorch#153383 later kept only the last stage's)",
     },
     MeasuredRun {
@@ -104,7 +104,7 @@ pub const MEASURED: [MeasuredRun; 7] = [
         query: "model=llama3-405b&gpu=h100-sxm&gpus=512&tp=8&sp=1&pp=8&schedule=interleaved&chunks=2&stage=1&bytes=18&batch=256&micro-batch=2&recompute=full",
         reserved_gib: 72.7,
         tokens_per_gpu_per_second: 128.0,
-        left_out: "torch.compile, Float8 and asynchronous tensor parallelism; two stages a GPU taken for the interleaving, which the table does not give",
+        left_out: "torch.compile, torchao's Float8 training and asynchronous tensor parallelism; two stages a GPU taken for the interleaving, which the table does not give",
         gap: "",
     },
 ];

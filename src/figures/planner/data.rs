@@ -249,7 +249,9 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             "Reserved, as nvidia-smi shows it",
             estimate.peak.reserved(),
         )
-        .with_note("with room to spare; the allocator frees its cache when short"),
+        .with_note(
+            "what a GPU with room to spare would show; the allocator frees its cache when short",
+        ),
         capacity: ReadoutData {
             // As the device reports it: "80 GiB", not "85.9 GB".
             text: capacity,
