@@ -291,5 +291,10 @@ proptest! {
         if value("fits") == 1.0 {
             prop_assert!(peak <= value("capacity") - value("reserve"), "{query}");
         }
+        // The memory's one pass over the stages finds the stage
+        // `loaded_stage` finds, ties included.
+        use parallax::figures::figure::Params;
+        let plan = parallax::figures::planner::PlannerParams::from_query(&Query::parse(&query), &mut Vec::new()).plan();
+        prop_assert_eq!(plan.memory().loaded, plan.loaded_stage(), "{}", query);
     }
 }

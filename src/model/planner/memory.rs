@@ -234,8 +234,9 @@ impl Plan {
             if whole.value() > total.value() {
                 (peak_stage, total) = (stage, whole);
             }
-            // The stage with the most parameters, as `loaded_stage` (the first of equals).
-            if share.total() > loaded.total() {
+            // The stage with the most parameters, as `loaded_stage` finds it
+            // (`max_by`: the last of equals).
+            if share.total() >= loaded.total() {
                 loaded = share;
             }
             let this = self.peak_of(&ranges, stage, share, held);
