@@ -312,7 +312,8 @@ fn zero_3_traffic_that_does_not_hide_is_named_with_its_link() {
 /// arithmetic.
 #[test]
 fn zero_3_traffic_lengthens_the_step() {
-    let q = "params=7e9&gpus=64&batch=1024&gpu=h100-sxm&bytes=18";
+    // The rate while busy set, so that the derivation holds whatever the fitted default.
+    let q = "params=7e9&gpus=64&batch=1024&gpu=h100-sxm&bytes=18&busy-util=0.64";
     let computing = 6.0 * 7e9 * 16.0 * 4096.0 / (0.64 * 989e12);
     let (forward, backward) = (
         16.0 * 2.0 * 7e9 * 63.0 / 64.0,

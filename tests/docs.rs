@@ -58,6 +58,7 @@ fn probe(key: &str) -> &'static str {
         "bytes" => "18",
         "precision" => "fp8",
         "moments" => "bf16",
+        "software" => "torchtitan",
         other => panic!("give the shared key {other} a value to probe"),
     }
 }

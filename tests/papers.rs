@@ -140,6 +140,7 @@ fn gpt3_setup(t: u32, sequence_parallel: bool, recompute: Recompute) -> Activati
         sequence_parallel,
         recompute,
         attention: Attention::Standard,
+        fp8_inputs: false,
     }
 }
 
@@ -256,6 +257,7 @@ fn korthikanti_first_stage_totals_for_table_3() {
             sequence_parallel: true,
             recompute: Recompute::Selective,
             attention: Attention::Standard,
+            fp8_inputs: false,
         };
         let (h, l, pf, v) = (f64::from(hidden), f64::from(layers), f64::from(p), 51_200.0);
         let sbh = s * h;

@@ -220,18 +220,21 @@ proptest! {
     #[test]
     fn tensor_and_activation_figures_are_finite(model in 0usize..8, t in 0u32..1024, tokens in prop_oneof![0.0f64..1e5, 0.0f64..1e9],
                                                  sp in any::<bool>(), mode in 0usize..3, p in 0u32..512, m in 0u32..4096,
-                                                 flash in any::<bool>(), schedule in schedule(), chunks in 0u32..64) {
+                                                 flash in any::<bool>(), schedule in schedule(), chunks in 0u32..64, fp8 in any::<bool>()) {
         let arch = MODELS[model].arch;
         prop_assert!(weights_per_gpu_per_layer(&arch, t).value().is_finite());
         prop_assert!(sent_per_gpu_per_layer(&arch, t, tokens).value().is_finite());
         let setup = ActivationSetup { seq: tokens, micro_batch: 1.0, tensor_parallel: t, sequence_parallel: sp, recompute: Recompute::ALL[mode],
-                                     attention: if flash { Attention::Flash } else { Attention::Standard } };
+                                     attention: if flash { Attention::Flash } else { Attention::Standard }, fp8_inputs: fp8 };
         prop_assert!(per_layer(&arch, &setup).value().is_finite());
         let stage = first_stage(&arch, &setup, p, schedule, m, chunks).value();
         prop_assert!(stage.is_finite() && stage >= 0.0);
         let full = per_layer(&arch, &ActivationSetup { recompute: Recompute::Full, ..setup }).value();
         let kept = per_layer(&arch, &ActivationSetup { recompute: Recompute::None, ..setup }).value();
         prop_assert!(full <= kept + 1e-6, "full recompute {} over keeping all {}", full, kept);
+        // FP8 casts of the linear layers' inputs never keep more than BF16's.
+        let bf16 = per_layer(&arch, &ActivationSetup { fp8_inputs: false, ..setup }).value();
+        prop_assert!(per_layer(&arch, &setup).value() <= bf16 + 1e-6);
     }
 
     #[test]

@@ -7,7 +7,11 @@
 
 mod common;
 
+use parallax::figures::figure::Params;
+use parallax::figures::planner::PlannerParams;
+use parallax::model::query::Query;
 use parallax::model::runs::{PublishedRun, RUNS};
+use parallax::model::software::Software;
 use parallax::runs::compare;
 
 fn run(name: &str) -> PublishedRun {
@@ -308,16 +312,10 @@ fn cards_state_their_settings() {
     );
 }
 
-/// The cards whose layout and MFU are both published: Narayanan et al.'s
-/// four (Table 1) and Llama 3's two (Table 4).
-const FITTED: [&str; 6] = [
-    "GPT-3 175B",
-    "145.6B",
-    "530B",
-    "1T GPT",
-    "Llama 3 405B on 8,192",
-    "Llama 3 405B on 16,384",
-];
+/// The cards whose layout and MFU are both published, by GPU generation:
+/// Narayanan et al.'s four on A100s (Table 1) and Llama 3's two on H100s (Table 4).
+const FITTED_A100: [&str; 4] = ["GPT-3 175B", "145.6B", "530B", "1T GPT"];
+const FITTED_H100: [&str; 2] = ["Llama 3 405B on 8,192", "Llama 3 405B on 16,384"];
 
 /// A card's query at the rate while busy `rate`, its published MFU left out.
 fn at_rate(run: &PublishedRun, rate: f64) -> String {
@@ -329,44 +327,113 @@ fn at_rate(run: &PublishedRun, rate: f64) -> String {
     format!("{}&busy-util={rate}", kept.join("&"))
 }
 
-/// The default rate while busy is the least-squares fit of one rate to the
-/// cards whose layout and MFU are published (issue 26): each card's step
-/// at the rate, over its published step (the model FLOP of a step at the
-/// published MFU), less one, squared and summed, is least at the default
-/// (searched here to a hundredth).
-#[test]
-fn the_default_rate_is_fitted_to_the_published_layouts() {
-    let runs: Vec<PublishedRun> = FITTED.iter().map(|name| run(name)).collect();
+/// The value in hundredths from 0.20 to 1.00 at which `squares` is least.
+fn least(squares: impl Fn(f64) -> f64) -> f64 {
+    (20..=100)
+        .map(|hundredths| f64::from(hundredths) / 100.0)
+        .min_by(|a, b| squares(*a).total_cmp(&squares(*b)))
+        .unwrap()
+}
+
+/// The rate while busy that brings `names`' steps closest to their
+/// published ones in least squares (each card's step at the rate over its
+/// published step, less one), to a hundredth, each residual printed.
+fn fitted_rate(names: &[&str]) -> f64 {
+    let runs: Vec<PublishedRun> = names.iter().map(|name| run(name)).collect();
     // The published step: the card entered with its MFU gives it (the
     // cards' own tests check that MFU against the sources).
     let published: Vec<f64> = runs.iter().map(|r| readout(r, "step-time")).collect();
-    let squares = |rate: f64| -> f64 {
+    let ratios = |rate: f64| -> Vec<f64> {
         runs.iter()
             .zip(&published)
-            .map(|(run, step)| {
-                let ours = common::readout("planner", &at_rate(run, rate), "step-time");
-                (ours / step - 1.0).powi(2)
-            })
-            .sum()
+            .map(|(run, step)| common::readout("planner", &at_rate(run, rate), "step-time") / step)
+            .collect()
     };
-    let best = (30..=80)
-        .map(|hundredths| f64::from(hundredths) / 100.0)
-        .min_by(|a, b| squares(*a).total_cmp(&squares(*b)))
-        .unwrap();
-    for (run, step) in runs.iter().zip(&published) {
-        let ours = common::readout("planner", &at_rate(run, best), "step-time");
-        eprintln!("{}: {:+.3}", run.name, ours / step - 1.0);
+    let best = least(|rate| ratios(rate).iter().map(|r| (r - 1.0).powi(2)).sum());
+    for (run, ratio) in runs.iter().zip(ratios(best)) {
+        eprintln!("{} at {best}: {:+.3}", run.name, ratio - 1.0);
     }
+    best
+}
+
+/// Each GPU generation's default rate while busy is the least-squares fit
+/// of one rate to its cards (issue 26, by generation since issue 51): the
+/// A100's to Narayanan et al.'s four, the H100's to Llama 3's two, which
+/// the later GPUs, with no such report, take too.
+#[test]
+fn each_generations_rate_is_fitted_to_its_runs() {
+    let (ampere, hopper) = (fitted_rate(&FITTED_A100), fitted_rate(&FITTED_H100));
     for gpu in parallax::model::presets::GPUS
         .iter()
         .filter(|g| g.id != "illustrative")
     {
+        let fit = if gpu.id == "a100-80gb" {
+            ampere
+        } else {
+            hopper
+        };
         assert!(
-            (gpu.busy - best).abs() < 0.005,
-            "{}: {} against {best}",
+            (gpu.busy - fit).abs() < 0.005,
+            "{}: {} against {fit}",
             gpu.id,
             gpu.busy
         );
+    }
+}
+
+/// The FP8 runs on Megatron-LM's software whose speed is logged: MLPerf
+/// v4.0's two GPT-3 runs and Megatron-Bridge's two Llama runs.
+const FP8_RUNS: [&str; 4] = [
+    "GPT-3 175B on 512 H100s",
+    "GPT-3 175B on 11,616 H100s",
+    "Llama 3.1 405B on 1,024 H100s",
+    "Llama 3 70B on 64 H100s",
+];
+
+/// A card's step over its logged one (MLPerf's seconds a step; Bridge's
+/// tokens a second, a step taking their inverse) with the FP8 matrix
+/// multiplies going `share` of the way to the FP8 peak.
+fn fp8_ratio(run: &PublishedRun, share: f64) -> f64 {
+    let mut notices = Vec::new();
+    let params = PlannerParams::from_query(&Query::parse(run.query), &mut notices);
+    assert!(notices.is_empty(), "{}: {notices:?}", run.name);
+    let mut plan = params.plan();
+    plan.numerics.fp8_gain_share = share;
+    let estimate = plan.estimate();
+    match (
+        run.published.step_seconds,
+        run.published.tokens_per_gpu_per_second,
+    ) {
+        (Some(step), _) => estimate.step_time.value() / step,
+        (None, Some(tokens)) => tokens / estimate.tokens_per_gpu_per_second,
+        (None, None) => panic!("{}: nothing logged", run.name),
+    }
+}
+
+/// Megatron's FP8 share is the least-squares fit to its four FP8 runs at
+/// the H100's fitted rate (TransformerEngine#131's "30-40%" end to end,
+/// NeMo's of 2023, is below what these runs log from 2024 on); every run
+/// is then within 15% of its log.
+#[test]
+fn the_fp8_gain_is_fitted_to_the_fp8_runs() {
+    let runs: Vec<PublishedRun> = FP8_RUNS.iter().map(|name| run(name)).collect();
+    let best = least(|share| {
+        runs.iter()
+            .map(|r| (fp8_ratio(r, share) - 1.0).powi(2))
+            .sum()
+    });
+    let fitted = Software::Megatron.fp8_gain_share();
+    assert!((fitted - best).abs() < 0.005, "{fitted} against {best}");
+    for run in &runs {
+        let ratio = fp8_ratio(run, fitted);
+        eprintln!("{} at {fitted}: {:+.3}", run.name, ratio - 1.0);
+        assert!((ratio - 1.0).abs() < 0.15, "{}: {ratio}", run.name);
+        let card = compare(*run);
+        assert_eq!(
+            card.time_ratio.map(|r| (r * 100.0).round()),
+            Some((ratio * 100.0).round())
+        );
+        assert!(card.fits, "{} ran, so it must fit", run.name);
     }
 }
 
@@ -383,9 +450,10 @@ fn gpt3_flop_per_token() -> f64 {
 /// block_stop. On 512 H100s, 2,304 sequences in 10.902 s; on 11,616, 2,904
 /// in 0.924 s. Worked out here: 910 and 596 TFLOP/s a GPU, 92% and 60% of
 /// the BF16 peak, the larger run keeping 0.655 of the smaller's rate. Both
-/// fit as they ran; ours is longer by our FP8 rate (the cards say so, with
-/// the ratios they show); and our strong scaling keeps within 0.03 of the
-/// logged 0.655, the bubble of 6 micro-batches on 6 stages included.
+/// fit as they ran; ours are within 15% of the logs (the cards say by how
+/// much); and our strong scaling keeps within 0.08 of the logged 0.655,
+/// the bubble of 6 micro-batches on 6 stages included (within 0.03 before
+/// issue 51 fitted the FP8 gain: ours is 0.58, the card says so).
 #[test]
 fn mlperf_gpt3_steps() {
     let logged = |sequences: f64, gpus: f64, step: f64| {
@@ -408,7 +476,7 @@ fn mlperf_gpt3_steps() {
     for card in [a, b] {
         assert_eq!(readout(&card, "fits"), 1.0, "{}", card.name);
         let ratio = readout(&card, "step-time") / card.published.step_seconds.unwrap();
-        assert!(ratio > 1.15, "{}: {ratio}", card.name);
+        assert!((ratio - 1.0).abs() < 0.15, "{}: {ratio}", card.name);
         assert!(
             card.explanation.contains(&format!("{ratio:.2}×")),
             "{}: {ratio:.2} not in its words",
@@ -417,7 +485,7 @@ fn mlperf_gpt3_steps() {
     }
     let ours_scaling = readout(&b, "mfu") / readout(&a, "mfu");
     assert!(
-        (ours_scaling - logged_scaling).abs() < 0.03,
+        (ours_scaling - logged_scaling).abs() < 0.08,
         "{ours_scaling}"
     );
     assert!(
@@ -428,8 +496,8 @@ fn mlperf_gpt3_steps() {
 
 /// DeepSeek-V3's report (Table 1): 2,664K H800 GPU-hours for 14.8T tokens
 /// of pre-training on 2,048 GPUs. Ours are within 15% (the card shows the
-/// ratio in its words); our fullest GPU does not fit where the run did, and
-/// the card says why, with the number it shows.
+/// ratio in its words); our fullest GPU fits, as the run did on its 80 GB
+/// GPUs, and the card says what it needs, with the number it shows.
 #[test]
 fn deepseek_v3_gpu_hours() {
     let card = run("DeepSeek-V3");
@@ -441,7 +509,7 @@ fn deepseek_v3_gpu_hours() {
             .contains(&format!("{ratio:.2} of the report's")),
         "{ratio:.2}"
     );
-    assert_eq!(readout(&card, "fits"), 0.0);
+    assert_eq!(readout(&card, "fits"), 1.0);
     let shown = compare(card);
     let fullest = shown
         .memory

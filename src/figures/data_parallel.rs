@@ -412,6 +412,7 @@ impl Params for DpParams {
         shared::model().assumed(),
         shared::gpu().assumed(),
         shared::busy().assumed(),
+        shared::software().assumed(),
         shared::flop().assumed(),
     ];
 

@@ -893,14 +893,15 @@ mod tests {
     use crate::figures::pipeline_parallel::PpParams;
 
     /// The issue's assumptions, in the order the disclosure lists them: the
-    /// model, the GPU, the share of peak and the FLOP count (dp has all four).
+    /// model, the GPU, the share of peak, the software (issue 51) and the
+    /// FLOP count (dp has all five).
     #[test]
     fn a_figure_lists_its_assumptions_in_its_tables_order() {
         let keys: Vec<&str> = assumptions(DpParams::TABLE, &DpParams::default())
             .into_iter()
             .map(|(key, _)| key)
             .collect();
-        assert_eq!(keys, ["model", "gpu", "busy-util", "flop"]);
+        assert_eq!(keys, ["model", "gpu", "busy-util", "software", "flop"]);
         let pp = assumptions(PpParams::TABLE, &PpParams::default());
         assert_eq!(pp, [("model", Assumed::Choice("llama2-7b"))]);
     }

@@ -8,9 +8,10 @@ use super::param::{set_option, Opt, Param};
 use crate::model::activations::Attention;
 use crate::model::choice::{options, Choice};
 use crate::model::compute::FlopCount;
-use crate::model::precision::{Moments, Precision, FP8_GAIN_SHARE};
+use crate::model::precision::{Moments, Precision};
 use crate::model::presets::{gpu_preset, gpu_sources, model_preset, model_sources, GPUS, MODELS};
 use crate::model::scenario::{Scenario, BATCH, BUSY, TOKENS};
+use crate::model::software::Software;
 use crate::model::units::{format_ratio, Count};
 
 /// The model as a sentence's subject names it: "Llama 2 7B, 6.74B
@@ -91,8 +92,10 @@ pub fn fp8_note(scenario: &Scenario) -> String {
         return String::new();
     }
     format!(
-        ", the layers' matrix multiplies in FP8 {} as fast (assumed: {FP8_GAIN_SHARE} of the way to FP8's peak, {} BF16's)",
+        ", the layers' matrix multiplies in FP8 {} as fast ({}'s fit: {} of the way to FP8's peak, {} BF16's)",
         format_ratio(numerics.matmul_gain(), 2),
+        scenario.software.label(),
+        numerics.fp8_gain_share,
         format_ratio(numerics.peaks_ratio(), 2)
     )
 }
@@ -178,6 +181,25 @@ pub const fn moments<P: Params>() -> Param<P> {
         },
     )
     .toggle()
+    .shared()
+}
+
+/// The training software, which sets the rate's defaults: the share of
+/// peak while computing and FP8's speed (`model/software.rs`).
+pub const fn software<P: Params>() -> Param<P> {
+    Param::choice(
+        "software",
+        "Training software",
+        options::<Software>,
+        |p: &P| p.scenario().map_or("", |s| s.software.id()),
+        |p: &mut P, id| {
+            if let Some(scenario) = p.scenario_mut() {
+                set_option(&mut scenario.software, id);
+            }
+        },
+    )
+    .toggle()
+    .help("Sets the share of peak while computing and FP8's speed, each fitted to that software's measured runs.")
     .shared()
 }
 

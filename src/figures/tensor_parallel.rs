@@ -380,6 +380,7 @@ impl Params for TpParams {
         shared::model().assumed(),
         shared::gpu().assumed(),
         shared::busy().assumed(),
+        shared::software().assumed(),
     ];
 
     fn data(&self) -> TpData {

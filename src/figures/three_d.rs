@@ -584,6 +584,7 @@ impl Params for ThreeDParams {
         shared::model().assumed(),
         shared::gpu().assumed(),
         shared::busy().assumed(),
+        shared::software().assumed(),
         shared::flop().assumed(),
         Param::<Self>::number("Selected GPU (global rank)", RANK, |p| f64::from(p.rank), |p, v| p.rank = v as u32)
             .text_box()

@@ -309,6 +309,7 @@ impl Params for WhyParams {
         shared::model().assumed(),
         shared::gpu().assumed(),
         shared::busy().assumed(),
+        shared::software().assumed(),
         shared::flop().assumed(),
     ];
 

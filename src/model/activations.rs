@@ -125,6 +125,10 @@ pub struct ActivationSetup {
     pub sequence_parallel: bool,
     pub recompute: Recompute,
     pub attention: Attention,
+    /// The linear layers keep their inputs as the FP8 casts they multiplied,
+    /// 1 byte a value (`Software::caches_fp8_inputs`: TransformerEngine's,
+    /// and DeepSeek-V3's, section 3.3.2).
+    pub fp8_inputs: bool,
 }
 
 impl ActivationSetup {
@@ -167,18 +171,26 @@ fn mask_bytes(arch: &Architecture) -> f64 {
 }
 
 /// One layer's stored bytes, by what tensor parallelism does to them.
+///
+/// With FP8 inputs kept (`ActivationSetup::fp8_inputs`), the three linear
+/// inputs no other kernel keeps take 1 byte a value: attention's and the
+/// MLP's (the norms' outputs) and the down projection's; the output
+/// projection keeps its FP8 cast beside the attention kernel's BF16
+/// output, which the kernel's own backward reads (TransformerEngine's
+/// `Linear` and `LayerNormMLP` save the FP8 casts of their inputs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayerTerms {
     /// Left whole by tensor parallelism (split by sequence parallelism): the
     /// two norms' inputs (2 × 2sbh), the inputs of attention and of the MLP
-    /// (2sbh each) and, for a model trained with dropout, the two residual
-    /// dropout masks (sbh each): 10sbh, or 8sbh without dropout.
+    /// (2sbh each, sbh each in FP8) and, for a model trained with dropout,
+    /// the two residual dropout masks (sbh each): 10sbh, or 8sbh without dropout.
     pub whole: f64,
     /// Split t ways: Q (2sbh), K and V (2sb × their width each), the output
-    /// projection's input (2sbh) and the MLP's hidden values: a GELU MLP
-    /// keeps its activation's input and output (2 × 2sbf); a gated one the
-    /// gate's and the up projection's outputs and their product (3 × 2sbf);
-    /// a mixture of experts those of each of a token's top-k experts.
+    /// projection's input (2sbh, and its FP8 cast, sbh) and the MLP's hidden
+    /// values: a GELU MLP keeps its activation's input and output (2 × 2sbf);
+    /// a gated one the gate's and the up projection's outputs and their
+    /// product (3 × 2sbf); the down projection's input, the last of them,
+    /// sbf in FP8; a mixture of experts those of each of a token's top-k experts.
     pub split: f64,
     /// The attention core, split t ways: 5as²b stored scores (4as²b without
     /// attention dropout's mask), or with FlashAttention the fp32 softmax
@@ -193,16 +205,27 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
     let a = f64::from(arch.heads);
     let f = f64::from(arch.ffn);
     let kv = arch.kv_heads_width();
-    // A token routed to k experts keeps each one's hidden values.
+    // Bytes a value of a linear layer's input that no other kernel keeps.
+    let input = if setup.fp8_inputs {
+        1.0
+    } else {
+        ACTIVATION_BYTES
+    };
+    let cast = ACTIVATION_BYTES - input;
+    // A token routed to k experts keeps each one's hidden values; the last
+    // of them is the down projection's input.
     let mlp = arch.experts_used()
+        * s
+        * b
+        * f
         * match arch.mlp {
-            Mlp::Gelu => 4.0 * s * b * f,
-            Mlp::SwiGlu => 6.0 * s * b * f,
+            Mlp::Gelu => 2.0 + input,
+            Mlp::SwiGlu => 4.0 + input,
         };
     let mask = mask_bytes(arch);
     LayerTerms {
-        whole: (8.0 + 2.0 * mask) * s * b * h,
-        split: s * b * (2.0 * h + 4.0 * kv + 2.0 * h) + mlp,
+        whole: (4.0 + 2.0 * input + 2.0 * mask) * s * b * h,
+        split: s * b * (2.0 * h + 4.0 * kv + (2.0 + cast) * h) + mlp,
         core: match setup.attention {
             Attention::Standard => (4.0 + mask) * a * s * s * b,
             Attention::Flash => 4.0 * a * s * b,
@@ -383,6 +406,7 @@ mod tests {
             sequence_parallel,
             recompute,
             attention: Attention::Standard,
+            fp8_inputs: false,
         }
     }
 
@@ -413,6 +437,7 @@ mod tests {
             sequence_parallel: false,
             recompute: Recompute::None,
             attention: Attention::Flash,
+            fp8_inputs: false,
         };
         let (s, h, f, a) = (4096.0, 8192.0, 28672.0, 64.0);
         let expected = s * (8.0 * h + 4.0 * h + 4.0 * h / 8.0 + 6.0 * f) + 4.0 * a * s;
@@ -426,6 +451,44 @@ mod tests {
         );
         // Stored scores: the softmax output and its input to ×V, 4as², no dropout mask.
         assert_eq!(standard.value() - expected, 4.0 * a * s * s - 4.0 * a * s);
+    }
+
+    /// With the linear inputs kept as FP8 casts, Llama 2 70B's layer above
+    /// keeps its attention and MLP inputs at sbh each (2sbh in BF16), the
+    /// down projection's input at sbf (2sbf), and the output projection's
+    /// FP8 cast beside the kernel's BF16 output (sbh more): sb(2h + f − h)
+    /// fewer bytes, the norms' inputs, Q, K, V and the gate's and up
+    /// projection's outputs unchanged.
+    #[test]
+    fn fp8_inputs_halve_what_only_a_linear_layer_keeps() {
+        let arch = model_preset("llama2-70b").unwrap().arch;
+        let bf16 = ActivationSetup {
+            seq: 4096.0,
+            micro_batch: 1.0,
+            tensor_parallel: 1,
+            sequence_parallel: false,
+            recompute: Recompute::None,
+            attention: Attention::Flash,
+            fp8_inputs: false,
+        };
+        let fp8 = ActivationSetup {
+            fp8_inputs: true,
+            ..bf16
+        };
+        let (s, h, f) = (4096.0, 8192.0, 28672.0);
+        let saved = per_layer(&arch, &bf16).value() - per_layer(&arch, &fp8).value();
+        assert_eq!(saved, s * (2.0 * h + f - h));
+        // Full recomputation keeps the layer's BF16 input either way.
+        let full = |setup: ActivationSetup| {
+            per_layer(
+                &arch,
+                &ActivationSetup {
+                    recompute: Recompute::Full,
+                    ..setup
+                },
+            )
+        };
+        assert_eq!(full(fp8), full(bf16));
     }
 
     #[test]

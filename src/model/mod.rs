@@ -24,6 +24,7 @@ pub mod runs;
 pub mod scenario;
 pub mod schedule;
 pub mod search;
+pub mod software;
 pub mod tensor;
 pub mod three_d;
 pub mod units;

@@ -212,6 +212,7 @@ mod tests {
             sequence_parallel: sp,
             recompute,
             attention: Attention::Flash,
+            fp8_inputs: false,
         }
     }
 

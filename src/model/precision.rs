@@ -27,8 +27,9 @@
 //!
 //! Time: the FP8 share of the arithmetic, the layers' matrix multiplies
 //! (attention's scores, the output layer and the norms stay in BF16, as
-//! TransformerEngine runs them), goes [`FP8_GAIN_SHARE`] of the way from
-//! the BF16 peak to the GPU's dense FP8 peak.
+//! TransformerEngine runs them), goes a share of the way from the BF16
+//! peak to the GPU's dense FP8 peak that depends on the software
+//! (`Software::fp8_gain_share`, fitted to measured runs).
 
 use super::choice::Choice;
 use super::memory::BytesPerParam;
@@ -102,18 +103,6 @@ pub struct Fp8 {
     pub weight_bytes: f64,
 }
 
-/// The share of the way from the BF16 peak to the FP8 peak that FP8 matrix
-/// multiplies go in a training run: 0.4, so on a GPU whose FP8 peak is
-/// twice its BF16 one they run 1.4 times as fast, not 2. An assumption,
-/// fitted to a whole run's speed-up, not a multiply's: NVIDIA expects a
-/// large multiply close to 2 times, and the casts, the scaling factors'
-/// upkeep and the smaller multiplies take the rest. NVIDIA reports FP8 training 30–40% faster end
-/// to end than BF16 on H100 for models above 1B parameters (TransformerEngine#131);
-/// a dense model's layers are most of its arithmetic, and this share puts
-/// Llama 2 7B's step on 8 H100s inside that range
-/// (`planner::tests::fp8_trains_llama_2_7b_30_to_40_percent_faster`).
-pub const FP8_GAIN_SHARE: f64 = 0.4;
-
 /// Precision and moments together, with the GPU's FP8 abilities.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Numerics {
@@ -128,6 +117,15 @@ pub struct Numerics {
     /// TransformerEngine's linear layers hold and FP8 casts; the embedding,
     /// the output layer (Megatron-LM's own linear layer) and the norms stay BF16.
     pub matrix_share: f64,
+    /// The share of the way from the BF16 peak to the FP8 peak that FP8
+    /// matrix multiplies go (`Software::fp8_gain_share`).
+    pub fp8_gain_share: f64,
+    /// Whether FP8 casts of the BF16 weights stay in memory between passes
+    /// (`Software::keeps_fp8_weights`).
+    pub keeps_fp8_casts: bool,
+    /// Whether the linear layers save their inputs as FP8 casts
+    /// (`Software::caches_fp8_inputs`).
+    pub caches_fp8_inputs: bool,
 }
 
 impl Numerics {
@@ -142,7 +140,7 @@ impl Numerics {
         // Averaged over the parameters: only the layers' matrices take FP8.
         let share = self.matrix_share.clamp(0.0, 1.0);
         let (weights, fp8_copies, gathered_weights) = match (self.precision, self.fp8) {
-            (Precision::Fp8, Some(_)) => {
+            (Precision::Fp8, Some(_)) if self.keeps_fp8_casts => {
                 (bytes.weights, fp8_weights * share, bytes.gathered_weights)
             }
             (Precision::Fp8Primary, Some(_)) => (
@@ -169,13 +167,30 @@ impl Numerics {
     /// Bytes an FP8 weight takes on this GPU (with its transpose where it
     /// needs one), when the passes run FP8.
     pub fn fp8_weight_bytes(&self) -> Option<f64> {
-        self.fp8.filter(|_| self.fp8()).map(|f| f.weight_bytes)
+        self.fp8
+            .filter(|_| self.fp8() && self.keeps_fp8_weights())
+            .map(|f| f.weight_bytes)
+    }
+
+    /// Whether FP8 weights stay in memory between passes: always for FP8
+    /// primary weights, beside BF16 ones where the software keeps its casts.
+    fn keeps_fp8_weights(&self) -> bool {
+        self.precision == Precision::Fp8Primary || self.keeps_fp8_casts
+    }
+
+    /// Whether the linear layers keep their inputs as FP8 casts for the
+    /// backward pass (`ActivationSetup::fp8_inputs`).
+    pub fn fp8_inputs(&self) -> bool {
+        self.fp8() && self.caches_fp8_inputs
     }
 
     /// What the weights the passes keep are, for labels.
     pub fn weights_label(&self) -> &'static str {
         match (self.fp8(), self.precision) {
-            (true, Precision::Fp8) => "bf16 weights and their FP8 casts",
+            (true, Precision::Fp8) if self.keeps_fp8_weights() => {
+                "bf16 weights and their FP8 casts"
+            }
+            (true, Precision::Fp8) => "bf16 weights, cast to FP8 as they are used",
             (true, _) => "FP8 weights in the layers' matrices, bf16 elsewhere",
             (false, _) => "bf16 weights",
         }
@@ -192,7 +207,7 @@ impl Numerics {
     /// BF16 or without FP8.
     pub fn matmul_gain(&self) -> f64 {
         if self.fp8() {
-            1.0 + FP8_GAIN_SHARE * (self.peaks_ratio() - 1.0).max(0.0)
+            1.0 + self.fp8_gain_share * (self.peaks_ratio() - 1.0).max(0.0)
         } else {
             1.0
         }
@@ -213,6 +228,7 @@ impl Numerics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::software::Software;
 
     const HOPPER: Fp8 = Fp8 {
         peak: FlopPerSecond(1979e12),
@@ -235,6 +251,9 @@ mod tests {
             }),
             // Every parameter in a layer's matrices: the per-parameter arithmetic alone.
             matrix_share: 1.0,
+            fp8_gain_share: Software::Megatron.fp8_gain_share(),
+            keeps_fp8_casts: true,
+            caches_fp8_inputs: true,
         }
     }
 
@@ -288,7 +307,7 @@ mod tests {
     #[test]
     fn the_fp8_share_runs_faster() {
         let h100 = numerics(Precision::Fp8, Moments::Fp32, HOPPER);
-        let gain = 1.0 + 0.4 * (1979.0 / 989.0 - 1.0);
+        let gain = 1.0 + Software::Megatron.fp8_gain_share() * (1979.0 / 989.0 - 1.0);
         assert!((h100.matmul_gain() - gain).abs() < 1e-12);
         assert!((h100.time_share(10.0, 10.0) - 1.0 / gain).abs() < 1e-12);
         assert!((h100.time_share(10.0, 5.0) - (0.5 + 0.5 / gain)).abs() < 1e-12);

@@ -623,16 +623,19 @@ impl GpuPreset {
 }
 
 /// The fraction of the dense peak a large run sustains while its GPUs
-/// compute: the one rate that, under the planner's whole step (arithmetic,
-/// bubble and the communication that does not hide), comes closest in least
-/// squares to the step times of every published run whose layout and MFU
-/// are both given: Narayanan et al. 2021's four A100 runs (Table 1) and
-/// Llama 3 405B's two H100 runs (Llama Team 2024, Table 4, one layer a
-/// model chunk). Fitted, and each run's residual shown, in
-/// `tests/published_runs.rs` (`the_default_rate_is_fitted_to_the_published_layouts`);
-/// the residuals run from −10% to +7%. The newer GPUs have no such report
-/// and take it too.
-const TYPICAL_BUSY: f64 = 0.64;
+/// compute, under Megatron-LM and the tuned stacks (`software.rs`), by GPU
+/// generation: on each, the one rate that, under the planner's whole step
+/// (arithmetic, bubble and the communication that does not hide), comes
+/// closest in least squares to the step times of the published BF16 runs
+/// on it whose layout and MFU are both given. On the A100, Narayanan et
+/// al. 2021's four runs (Table 1); fitted, and each run's residual shown,
+/// in `tests/published_runs.rs` (`each_generations_rate_is_fitted_to_its_runs`).
+const AMPERE_BUSY: f64 = 0.64;
+
+/// On the H100, Llama 3 405B's two runs (Llama Team 2024, Table 4, one
+/// layer a model chunk), fitted as [`AMPERE_BUSY`] is. The newer GPUs
+/// (H200, B200, GB200, MI300X) have no such report and take it too.
+const HOPPER_BUSY: f64 = 0.73;
 
 /// Binary units, as devices report their memory.
 const MIB: f64 = Bytes::GIB / 1024.0;
@@ -644,7 +647,7 @@ const H100: GpuPreset = GpuPreset {
     name: "NVIDIA H100 SXM",
     memory: Bytes(81_559.0 * MIB),
     peak: FlopPerSecond(989e12),
-    busy: TYPICAL_BUSY,
+    busy: HOPPER_BUSY,
     nvlink: BytesPerSecond(450e9),
     network: BytesPerSecond(50e9),
     gpus_per_node: 8,
@@ -680,7 +683,7 @@ pub const GPUS: [GpuPreset; 8] = [
         name: "NVIDIA A100 80GB SXM",
         memory: Bytes(81_920.0 * MIB),
         peak: FlopPerSecond(312e12),
-        busy: TYPICAL_BUSY,
+        busy: AMPERE_BUSY,
         nvlink: BytesPerSecond(300e9),
         network: BytesPerSecond(25e9),
         gpus_per_node: 8,
@@ -710,7 +713,7 @@ pub const GPUS: [GpuPreset; 8] = [
         name: "NVIDIA B200 (HGX)",
         memory: Bytes(183_359.0 * MIB),
         peak: FlopPerSecond(2250e12),
-        busy: TYPICAL_BUSY,
+        busy: HOPPER_BUSY,
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -726,7 +729,7 @@ pub const GPUS: [GpuPreset; 8] = [
         name: "AMD Instinct MI300X",
         memory: Bytes(205_822_885_888.0),
         peak: FlopPerSecond(1307e12),
-        busy: TYPICAL_BUSY,
+        busy: HOPPER_BUSY,
         nvlink: BytesPerSecond(448e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -742,7 +745,7 @@ pub const GPUS: [GpuPreset; 8] = [
         name: "NVIDIA GB200 NVL72",
         memory: Bytes(189_471.0 * MIB),
         peak: FlopPerSecond(2500e12),
-        busy: TYPICAL_BUSY,
+        busy: HOPPER_BUSY,
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 4,

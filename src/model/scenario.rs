@@ -13,6 +13,7 @@ use super::presets::{
     GPUS, MODELS,
 };
 use super::query::{read_choice, read_option, url_number, Notice, NumberSpec, Query};
+use super::software::Software;
 use super::units::{Flop, FlopPerSecond};
 
 /// Training tokens: 1B to 1,000T (Llama 3 took 15.6T), on one log-scale slider over the whole range.
@@ -58,7 +59,7 @@ pub const DEFAULT_TOKENS: f64 = 2e12;
 pub const DEFAULT_BATCH: f64 = 1024.0;
 /// The shared keys every figure reads, documented (the embed page and the
 /// README are generated from this list and the figures' tables).
-pub const SHARED_KEYS: [(&str, &str); 13] = [
+pub const SHARED_KEYS: [(&str, &str); 14] = [
     (
         "model",
         "model preset, by id; it brings its architecture and parameter count",
@@ -81,7 +82,11 @@ pub const SHARED_KEYS: [(&str, &str); 13] = [
     ),
     (
         "busy-util",
-        "the fraction of the GPU's dense peak sustained while it computes, recomputation included, 0.01 to 1 (default: 0.64 for a real GPU, fitted to the published runs whose layout and MFU are given, 1 for `illustrative`); ignored when `tflops` is given; `mfu`, its name before, is read with a notice",
+        "the fraction of the GPU's dense peak sustained while it computes, recomputation included, 0.01 to 1 (default: the GPU's, fitted to the published runs whose layout and MFU are given, 0.64 on the A100 and 0.73 on the H100 and later GPUs, times the software's share; 1 for `illustrative`); ignored when `tflops` is given; `mfu`, its name before, is read with a notice",
+    ),
+    (
+        "software",
+        "the training software, which sets the defaults of the rate: `megatron` (default: Megatron-LM and NeMo, with TransformerEngine), `torchtitan` (December 2024, with torch.compile: 0.58 of the GPU's rate while computing, fitted to its measured runs, and its Float8 keeping no FP8 copies) or `deepseek` (DeepSeek-V3's: Megatron's rate, FP8 quantized online with the linear layers' inputs kept in FP8)",
     ),
     (
         "flop",
@@ -173,6 +178,8 @@ pub struct Scenario {
     pub precision: Precision,
     /// Adam's moments' format (`moments`).
     pub moments: Moments,
+    /// The training software, which sets the rate's defaults (`software`).
+    pub software: Software,
 }
 
 impl Default for Scenario {
@@ -192,6 +199,7 @@ impl Default for Scenario {
             bytes_per_param: BytesPerParam::MIXED_PRECISION_ADAM,
             precision: Precision::Bf16,
             moments: Moments::Fp32,
+            software: Software::Megatron,
         }
     }
 }
@@ -226,6 +234,8 @@ impl Scenario {
             Some(model) => (model.params(), None),
             None => (defaults.params(), defaults.params_override),
         };
+        let software = read_option(query, "software", notices).unwrap_or(defaults.software);
+        let busy = gpu.busy * software.busy_share();
         let mut scenario = Self {
             model,
             arch_overrides,
@@ -234,10 +244,10 @@ impl Scenario {
                 .or(params_kept),
             gpu,
             tflops_override: TFLOPS
-                .read_optional(query, gpu.peak.value() * gpu.busy / 1e12, notices)
+                .read_optional(query, gpu.peak.value() * busy / 1e12, notices)
                 .or(defaults.tflops_override),
             busy_override: BUSY
-                .read_renamed(MFU_BEFORE, query, gpu.busy, notices)
+                .read_renamed(MFU_BEFORE, query, busy, notices)
                 .or(defaults.busy_override),
             step_mfu: defaults.step_mfu,
             flop: read_option(query, "flop", notices).unwrap_or(defaults.flop),
@@ -248,6 +258,7 @@ impl Scenario {
             bytes_per_param: read_bytes_per_param(query, defaults.bytes_per_param, notices),
             precision: read_option(query, "precision", notices).unwrap_or(defaults.precision),
             moments: read_option(query, "moments", notices).unwrap_or(defaults.moments),
+            software,
         };
         scenario.limit_top_k_to_experts(notices);
         scenario.keep_fp8_to_gpus_with_it(notices);
@@ -277,6 +288,9 @@ impl Scenario {
             fp8: self.gpu.fp8,
             bf16_peak: self.gpu.peak,
             matrix_share: self.arch().matrix_share(),
+            fp8_gain_share: self.software.fp8_gain_share(),
+            keeps_fp8_casts: self.software.keeps_fp8_weights(),
+            caches_fp8_inputs: self.software.caches_fp8_inputs(),
         }
     }
 
@@ -368,6 +382,9 @@ impl Scenario {
         }
         if self.moments != defaults.moments {
             put("moments", self.moments.id().to_string());
+        }
+        if self.software != defaults.software {
+            put("software", self.software.id().to_string());
         }
     }
 
@@ -461,7 +478,9 @@ impl Scenario {
             },
             None => Rate {
                 peak: self.gpu.peak,
-                busy: self.busy_override.unwrap_or(self.gpu.busy),
+                busy: self
+                    .busy_override
+                    .unwrap_or(self.gpu.busy * self.software.busy_share()),
             },
         }
     }
@@ -499,6 +518,33 @@ mod tests {
             Scenario::from_query(&Query::parse(search), &mut notices),
             notices,
         )
+    }
+
+    /// The keys' table states the fitted defaults it documents.
+    #[test]
+    fn the_keys_table_states_the_fitted_rates() {
+        let busy = SHARED_KEYS
+            .iter()
+            .find(|(key, _)| *key == "busy-util")
+            .unwrap()
+            .1;
+        for id in ["a100-80gb", "h100-sxm"] {
+            let gpu = gpu_preset(id).unwrap();
+            assert!(busy.contains(&gpu.busy.to_string()), "{id}: {busy}");
+        }
+        let software = SHARED_KEYS
+            .iter()
+            .find(|(key, _)| *key == "software")
+            .unwrap()
+            .1;
+        let share = Software::Torchtitan.busy_share().to_string();
+        assert!(software.contains(&share), "{software}");
+        for option in Software::ALL {
+            assert!(
+                software.contains(&format!("`{}`", option.id())),
+                "{software}"
+            );
+        }
     }
 
     #[test]

@@ -115,6 +115,7 @@ const HOSTILE = [
   ['tflops=1e99', 'tflops'],
   ['vocab=ünïcödé', 'vocab'],
   ['gpu=%00', 'gpu'],
+  ['software=%3Cb%3Etorchtitan%3C%2Fb%3E', 'software'],
 ];
 
 /** Queries that attack the page itself rather than one figure. */

@@ -179,6 +179,7 @@ impl PlannerParams {
                 sequence_parallel: self.sequence_parallel,
                 recompute: self.recompute,
                 attention: self.scenario.attention(),
+                fp8_inputs: self.scenario.numerics().fp8_inputs(),
             },
             batch: self.scenario.batch,
             capacity: gpu.memory,
@@ -450,6 +451,7 @@ impl Params for PlannerParams {
         ),
         shared::tokens_typed("Training tokens"),
         shared::busy(),
+        shared::software(),
         // Shown in place of the share while computing when a link gives a
         // published MFU; 0 stands for none given.
         Param::<Self>::number(

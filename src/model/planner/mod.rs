@@ -502,6 +502,7 @@ mod tests {
                 sequence_parallel: false,
                 recompute: Recompute::None,
                 attention: crate::model::activations::Attention::Flash,
+                fp8_inputs: false,
             },
             batch: 1024.0,
             capacity: Bytes(80e9),

@@ -48,6 +48,9 @@ fuzz_target!(|search: &str| {
     let bytes = scenario.state_bytes();
     assert!(scenario.gpu.fp8.is_some() || bytes.fp8_copies == 0.0);
     assert!((11.0..=22.0).contains(&bytes.total()), "{bytes:?}");
+    // The software's share of the rate (`software`) keeps it a fraction of the peak.
+    let busy = scenario.rate().busy;
+    assert!(busy > 0.0 && busy <= 1.0, "busy {busy}");
 
     // A GPU's buffers at its peak (`peak_memory.rs`), for the URL's model
     // under every recomputation and sharding: finite, never negative, and
@@ -61,6 +64,7 @@ fuzz_target!(|search: &str| {
             sequence_parallel: true,
             recompute,
             attention: Attention::Flash,
+            fp8_inputs: scenario.numerics().fp8_inputs(),
         };
         for buffer in [
             loss_buffers(&arch, &setup),

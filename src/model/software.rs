@@ -1,0 +1,112 @@
+//! The software a run trains with (`software`): how much of a GPU's peak
+//! its kernels sustain while busy, how far FP8 takes its matrix
+//! multiplies, and whether its FP8 weights stay in memory between passes.
+//!
+//! The same layout on the same GPUs runs at different speeds under
+//! different software: Megatron-Bridge's Llama 3 8B on 8 H100s in FP8
+//! makes 14,451 tokens a second a GPU (its 25.11 performance summary),
+//! torchtitan's, with torch.compile and torchao's Float8, 8,532 (its
+//! December 2024 benchmark, Table 1). The planner keeps one model of a
+//! step (`planner/step.rs`) and gives each software its own two fitted
+//! numbers; `tests/measured_runs.rs` and `tests/published_runs.rs` hold
+//! the fits and show every run's residual.
+
+use super::choice::Choice;
+
+/// A training framework, as far as the planner's rate can tell them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Software {
+    /// Megatron-LM and what runs on it (NeMo, Megatron-Bridge), with
+    /// TransformerEngine's fused kernels, and the tuned stacks whose runs
+    /// the default rate is fitted to (Llama 3's, MLPerf's).
+    #[default]
+    Megatron,
+    /// torchtitan as its December 2024 benchmark ran it (commit 9dec370):
+    /// FSDP2, torch.compile, torchao's Float8 linear layers, on H100s with
+    /// 96 GB of HBM2e held to 500 W.
+    Torchtitan,
+    /// DeepSeek's HAI-LLM as its V3 report describes it (DeepSeek-AI 2024,
+    /// section 3.3): FP8 multiplies whose operands are quantized online,
+    /// tile by tile, and linear inputs cached in FP8. Its speed has no log
+    /// to fit a rate to: it takes Megatron's, and its one run's GPU-hours
+    /// check it (`tests/published_runs.rs`, `deepseek_v3_gpu_hours`).
+    DeepSeek,
+}
+
+impl Choice for Software {
+    const ALL: &'static [Self] = &[Self::Megatron, Self::Torchtitan, Self::DeepSeek];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::Megatron => "megatron",
+            Self::Torchtitan => "torchtitan",
+            Self::DeepSeek => "deepseek",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Megatron => "Megatron-LM / NeMo",
+            Self::Torchtitan => "torchtitan (Dec 2024)",
+            Self::DeepSeek => "DeepSeek (HAI-LLM)",
+        }
+    }
+}
+
+impl Software {
+    /// Its rate while busy as a share of the GPU preset's (which is
+    /// Megatron's): 1 for Megatron; for torchtitan the least-squares fit
+    /// to its BF16 rows with torch.compile (8B on 8 and on 128 GPUs, 6,667
+    /// and 6,514 tokens a second), taken with the preset's peak, as
+    /// torchtitan's own MFU is (its footnote 2: their 500 W GPUs peak
+    /// somewhere between the SXM's and the NVL's, number unknown).
+    pub fn busy_share(self) -> f64 {
+        match self {
+            Self::Megatron | Self::DeepSeek => 1.0,
+            Self::Torchtitan => TORCHTITAN_BUSY_SHARE,
+        }
+    }
+
+    /// The share of the way from the BF16 peak to the FP8 peak that its
+    /// FP8 matrix multiplies go over a whole step (`precision.rs`), each
+    /// the least-squares fit to its own FP8 runs given its BF16 rate:
+    /// TransformerEngine's to MLPerf Training v4.0's two GPT-3 runs and
+    /// Megatron-Bridge's Llama 3 70B and 405B; torchao's Float8 to
+    /// torchtitan's FP8 rows.
+    pub fn fp8_gain_share(self) -> f64 {
+        match self {
+            Self::Megatron | Self::DeepSeek => MEGATRON_FP8_GAIN_SHARE,
+            Self::Torchtitan => TORCHTITAN_FP8_GAIN_SHARE,
+        }
+    }
+
+    /// Whether its FP8 casts of the BF16 weights stay in memory between
+    /// passes: TransformerEngine keeps them (with a transposed copy on
+    /// Hopper, TransformerEngine#1261) from one micro-batch to the next;
+    /// torchao's Float8 linear layer casts the BF16 weight each time it
+    /// multiplies (`torchao/float8/float8_linear.py`,
+    /// `matmul_with_hp_or_float8_args`), and DeepSeek's quantizes each
+    /// 128 × 128 block online as it multiplies (section 3.3.2, "Online
+    /// Quantization"), so neither keeps more than BF16's.
+    pub fn keeps_fp8_weights(self) -> bool {
+        matches!(self, Self::Megatron)
+    }
+
+    /// Whether its linear layers save their inputs for the backward pass as
+    /// the FP8 casts they multiplied: TransformerEngine's `Linear` and
+    /// `LayerNormMLP` do, and DeepSeek caches them so (section 3.3.2, "we
+    /// cache the activations in FP8"); torchao's saves the BF16 input.
+    pub fn caches_fp8_inputs(self) -> bool {
+        matches!(self, Self::Megatron | Self::DeepSeek)
+    }
+}
+
+/// torchtitan's rate while busy over the preset's: fitted in
+/// `tests/measured_runs.rs` (`torchtitans_rate_is_fitted_to_its_rows`).
+const TORCHTITAN_BUSY_SHARE: f64 = 0.58;
+
+/// Fitted in `tests/published_runs.rs` (`the_fp8_gain_is_fitted_to_the_fp8_runs`).
+const MEGATRON_FP8_GAIN_SHARE: f64 = 0.65;
+
+/// Fitted in `tests/measured_runs.rs` (`torchtitans_rate_is_fitted_to_its_rows`).
+const TORCHTITAN_FP8_GAIN_SHARE: f64 = 0.62;
