@@ -84,6 +84,17 @@ pub fn rate_note(scenario: &Scenario) -> String {
     at + &fp8_note(scenario)
 }
 
+/// The rate whole runs on the GPU sustained, in words: `at 35% of 989
+/// TFLOP/s over a whole run, ...`; then [`fp8_note`].
+pub fn whole_run_note(scenario: &Scenario) -> String {
+    let share = scenario.gpu.whole_run.unwrap_or(0.0) * scenario.software.busy_share();
+    format!(
+        "at {} of {} over a whole run, as published runs' GPU-hours give it on this GPU (restarts, evaluation and communication included)",
+        percent(share),
+        scenario.gpu.peak
+    ) + &fp8_note(scenario)
+}
+
 /// How much faster FP8 runs the layers' multiplies, as every figure's rate
 /// takes it (`Scenario::sustained`), said after a rate; empty without FP8.
 pub fn fp8_note(scenario: &Scenario) -> String {

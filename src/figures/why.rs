@@ -8,13 +8,13 @@ use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
 use super::memory_bar::{MemoryBar, MemoryBarData};
-use super::param::Param;
+use super::param::{set_option, Param};
 use super::shared;
-use crate::model::choice::Choice;
-use crate::model::compute::training_time;
+use crate::model::choice::{options, Choice};
+use crate::model::compute::{training_time, Pace};
 use crate::model::memory::{fill, fits, TrainingState, ZeroStage};
 use crate::model::scenario::Scenario;
-use crate::model::units::{format_ratio, group_thousands, trimmed, Count, Seconds};
+use crate::model::units::{format_ratio, group_thousands, trimmed, Count, FlopPerSecond, Seconds};
 use crate::widgets::{num, rows, Equation, Piece, Readout, ReadoutData};
 
 pub const FIGURE: Figure = Figure::of::<WhyParams>(
@@ -36,10 +36,32 @@ pub const GPU_COUNTS: [(u32, &str); 3] = [
     (1024, "time-1024-gpus"),
 ];
 
-/// The figure's parameters: the shared ones (`tokens`, `model`, `gpu`, ...).
+/// The figure's parameters: the shared ones (`tokens`, `model`, `gpu`, ...)
+/// and the rate its times are quoted at (`rate`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct WhyParams {
     pub scenario: Scenario,
+    pub pace: Pace,
+}
+
+impl WhyParams {
+    /// The rate the times take, with the words that say which it is: a whole
+    /// run's where asked and known, else the rate while computing (on a GPU
+    /// whose whole runs are known, said as such).
+    fn rate(&self) -> (FlopPerSecond, String) {
+        let scenario = &self.scenario;
+        match (self.pace, scenario.whole_run_sustained()) {
+            (Pace::WholeRun, Some(rate)) => (rate, shared::whole_run_note(scenario)),
+            (_, whole_run) => {
+                let note = shared::rate_note(scenario);
+                if whole_run.is_some() {
+                    (scenario.sustained(), note + ", while computing")
+                } else {
+                    (scenario.sustained(), note)
+                }
+            }
+        }
+    }
 }
 
 /// One row of the time chart.
@@ -146,8 +168,7 @@ pub fn data(params: &WhyParams) -> WhyData {
     );
     let over = fill(total, gpu.memory);
     let compute = scenario.training_flop();
-    let rate = scenario.sustained();
-    let note = shared::rate_note(scenario);
+    let (rate, note) = params.rate();
     let time_bars: Vec<TimeBar> = GPU_COUNTS
         .iter()
         .map(|&(gpus, id)| {
@@ -206,6 +227,7 @@ pub fn data(params: &WhyParams) -> WhyData {
     );
     let equations = equations(
         scenario,
+        rate,
         &training_state,
         &compute_readout,
         &time_bars[0].readout,
@@ -237,6 +259,7 @@ pub fn data(params: &WhyParams) -> WhyData {
 /// M = 16Ψ; C = 6ND (or eq. 3's count); the time on one GPU, T = C/(N·X).
 fn equations(
     scenario: &Scenario,
+    rate: FlopPerSecond,
     state: &ReadoutData,
     compute: &ReadoutData,
     one_gpu: &ReadoutData,
@@ -244,7 +267,6 @@ fn equations(
     let psi = scenario.params();
     let (token_symbol, token_value) = equations::per_token(scenario);
     let tokens = var("D", "tokens");
-    let rate = scenario.sustained();
     vec![
         equations::state(
             scenario.state_bytes(),
@@ -306,6 +328,16 @@ impl Params for WhyParams {
     const TABLE: &'static [Param<Self>] = &[
         shared::tokens(),
         shared::tokens_typed("Or type the tokens (1B to 1000T)").text_box_beside(),
+        Param::<Self>::choice(
+            "rate",
+            "Times at the rate",
+            options::<Pace>,
+            |p| p.pace.id(),
+            |p, id| set_option(&mut p.pace, id),
+        )
+        .toggle()
+        .shown_when(|p: &Self| p.scenario.whole_run_sustained().is_some())
+        .help("The rate the times take: the GPUs' while they compute, or what whole runs on this GPU sustained, from published runs' GPU-hours (restarts, evaluation and communication included)."),
         shared::model().assumed(),
         shared::gpu().assumed(),
         shared::busy().assumed(),
@@ -437,6 +469,49 @@ mod tests {
         );
         assert!(d.summary.contains("17.9"), "{}", d.summary);
         assert!(!d.summary.contains("17.92"), "{}", d.summary);
+    }
+
+    /// On a real GPU the times say which rate they take, and `rate=run`
+    /// takes what whole runs sustained: Llama 2 7B on an H100 at 2T tokens,
+    /// 6 × 6.74e9 × 2e12 FLOP at 35% of 989 TFLOP/s is 2.337e8 s on one
+    /// GPU. On `illustrative`, which has no whole run's hours, the rate
+    /// is unchanged and the choice is not offered.
+    #[test]
+    fn the_times_take_a_whole_runs_rate_where_asked() {
+        let read = |search: &str| {
+            let mut notices = Vec::new();
+            let params = WhyParams::from_query(&Query::parse(search), &mut notices);
+            assert!(notices.is_empty(), "{notices:?}");
+            params
+        };
+        let note = |params: &WhyParams| data(params).time_bars[0].readout.note.clone().unwrap();
+        let busy = read("gpu=h100-sxm");
+        assert!(
+            note(&busy).ends_with(", while computing"),
+            "{}",
+            note(&busy)
+        );
+        let run = read("gpu=h100-sxm&rate=run");
+        assert!(
+            note(&run).starts_with("at 35% of 989 TFLOP/s over a whole run"),
+            "{}",
+            note(&run)
+        );
+        let expected = 6.0 * 6.74e9 * 2e12 / (0.35 * 989e12);
+        let time = data(&run).time_bars[0].readout.value;
+        assert!(
+            (time / expected - 1.0).abs() < 1e-12,
+            "{time} against {expected}"
+        );
+        let rate = WhyParams::TABLE.iter().find(|p| p.key == "rate").unwrap();
+        let shown = rate.shown.unwrap();
+        assert!(shown(&run));
+        let illustrative = read("rate=run");
+        assert!(!shown(&illustrative));
+        assert_eq!(
+            data(&illustrative).time_bars,
+            data(&WhyParams::default()).time_bars
+        );
     }
 
     /// 50B tokens instead of 2T: 40 times less compute and time (6ND is

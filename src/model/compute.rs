@@ -148,6 +148,34 @@ pub fn training_flop(params: f64, tokens: f64) -> Flop {
     Flop(6.0 * params * tokens)
 }
 
+/// Which rate a training time is quoted at (the first figure's `rate`):
+/// the GPUs' while they compute, or what whole runs sustained over their
+/// calendar time (`GpuPreset::whole_run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Pace {
+    #[default]
+    Busy,
+    WholeRun,
+}
+
+impl Choice for Pace {
+    const ALL: &'static [Self] = &[Self::Busy, Self::WholeRun];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::Busy => "busy",
+            Self::WholeRun => "run",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Busy => "While computing",
+            Self::WholeRun => "Over a whole run",
+        }
+    }
+}
+
 /// What a GPU computes at: its dense peak and the fraction of it sustained while busy.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rate {

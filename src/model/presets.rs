@@ -594,6 +594,11 @@ pub struct GpuPreset {
     /// The fraction of the peak a large training run sustains while its
     /// GPUs compute, the figures' default for `busy-util`.
     pub busy: f64,
+    /// The fraction of the dense peak whole runs sustained on it, model
+    /// FLOP (6ND) over GPU-hours × peak: what a run's calendar time takes
+    /// (bubbles, communication, restarts and evaluation included); `None`
+    /// where no run's hours are published (`illustrative`).
+    pub whole_run: Option<f64>,
     /// GPU-to-GPU bandwidth inside a node, one direction: the datasheet's
     /// line rate, which a collective approaches but does not reach, so
     /// times on it are lower bounds.
@@ -637,6 +642,20 @@ const AMPERE_BUSY: f64 = 0.64;
 /// (H200, B200, GB200, MI300X) have no such report and take it too.
 const HOPPER_BUSY: f64 = 0.73;
 
+/// The share of the A100's dense peak whole runs sustained: the geometric
+/// mean of Llama 2 7B's and 70B's, 6ND over their published A100-hours
+/// (Touvron et al. 2023, Table 2: 184,320 and 1,720,320 hours for 2T
+/// tokens), 39.1% and 42.8%; fitted in `tests/published_runs.rs`
+/// (`whole_run_rates_are_the_published_runs_hours`).
+const AMPERE_WHOLE_RUN: f64 = 0.41;
+
+/// On Hopper: Llama 3.1 405B's (30.84M H100-hours for 15.6T tokens, its
+/// model card) and DeepSeek-V3's (2,664K H800-hours for 14.8T tokens of
+/// pre-training, 37B parameters a token, its report's Table 1), 34.5% and
+/// 34.6%; DeepSeek-V3's ran FP8, whose gain the figures apply on top.
+/// The newer GPUs take it too.
+const HOPPER_WHOLE_RUN: f64 = 0.35;
+
 /// Binary units, as devices report their memory.
 const MIB: f64 = Bytes::GIB / 1024.0;
 
@@ -648,6 +667,7 @@ const H100: GpuPreset = GpuPreset {
     memory: Bytes(81_559.0 * MIB),
     peak: FlopPerSecond(989e12),
     busy: HOPPER_BUSY,
+    whole_run: Some(HOPPER_WHOLE_RUN),
     nvlink: BytesPerSecond(450e9),
     network: BytesPerSecond(50e9),
     gpus_per_node: 8,
@@ -668,6 +688,7 @@ pub const GPUS: [GpuPreset; 8] = [
         peak: FlopPerSecond(150e12),
         // The explainer states the sustained rate itself, 150 TFLOP/s.
         busy: 1.0,
+        whole_run: None,
         nvlink: BytesPerSecond(450e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -684,6 +705,7 @@ pub const GPUS: [GpuPreset; 8] = [
         memory: Bytes(81_920.0 * MIB),
         peak: FlopPerSecond(312e12),
         busy: AMPERE_BUSY,
+        whole_run: Some(AMPERE_WHOLE_RUN),
         nvlink: BytesPerSecond(300e9),
         network: BytesPerSecond(25e9),
         gpus_per_node: 8,
@@ -714,6 +736,7 @@ pub const GPUS: [GpuPreset; 8] = [
         memory: Bytes(183_359.0 * MIB),
         peak: FlopPerSecond(2250e12),
         busy: HOPPER_BUSY,
+        whole_run: Some(HOPPER_WHOLE_RUN),
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -730,6 +753,7 @@ pub const GPUS: [GpuPreset; 8] = [
         memory: Bytes(205_822_885_888.0),
         peak: FlopPerSecond(1307e12),
         busy: HOPPER_BUSY,
+        whole_run: Some(HOPPER_WHOLE_RUN),
         nvlink: BytesPerSecond(448e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 8,
@@ -746,6 +770,7 @@ pub const GPUS: [GpuPreset; 8] = [
         memory: Bytes(189_471.0 * MIB),
         peak: FlopPerSecond(2500e12),
         busy: HOPPER_BUSY,
+        whole_run: Some(HOPPER_WHOLE_RUN),
         nvlink: BytesPerSecond(900e9),
         network: BytesPerSecond(50e9),
         gpus_per_node: 4,

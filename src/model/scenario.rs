@@ -410,9 +410,28 @@ impl Scenario {
     /// FP8 runs the layers' matrix multiplies ([`Numerics::time_share`],
     /// which the planner's step applies too), nothing recomputed.
     pub fn sustained(&self) -> FlopPerSecond {
+        self.rate().sustained() * self.fp8_speedup()
+    }
+
+    /// What whole runs on this GPU sustained, FLOP a second: the preset's
+    /// whole-run share of its peak (`GpuPreset::whole_run`), the software's
+    /// share of it, and FP8's speed-up as [`Scenario::sustained`] takes it;
+    /// `None` where no run's hours are published or `tflops` sets the rate.
+    pub fn whole_run_sustained(&self) -> Option<FlopPerSecond> {
+        let share = self
+            .gpu
+            .whole_run
+            .filter(|_| self.tflops_override.is_none())?;
+        Some(self.gpu.peak * (share * self.software.busy_share() * self.fp8_speedup()))
+    }
+
+    /// How many times faster the arithmetic runs under the formats than in
+    /// BF16 ([`Numerics::time_share`], which the planner's step applies
+    /// too), nothing recomputed.
+    fn fp8_speedup(&self) -> f64 {
         let flop = self.flop_per_token();
         let fp8 = fp8_flop_per_token(&self.arch(), Recompute::None).min(flop);
-        self.rate().sustained() * (1.0 / self.numerics().time_share(flop, fp8))
+        1.0 / self.numerics().time_share(flop, fp8)
     }
 
     /// The model's architecture with the URL's overrides applied. A model
