@@ -87,8 +87,8 @@ fn fp8_primary_weights_gather_their_matrices_in_one_byte() {
 
 /// FP8 speeds a step by what its layers' multiplies gain: Llama 2 7B on
 /// one node of 8 H100s, ZeRO-1, its step in BF16 over its step in FP8
-/// between 1.5 and the fitted gain itself (Megatron's, 1 + 0.65 × (1,979/989
-/// − 1) = 1.65, `tests/published_runs.rs`), which a step all of whose time
+/// between 1.5 and the fitted gain itself (Megatron's, 1 + 0.64 × (1,979/989
+/// − 1) = 1.64, `tests/published_runs.rs`), which a step all of whose time
 /// were the layers' multiplies would take. Above NVIDIA's 2023 "30-40%"
 /// (TransformerEngine#131), below what MLPerf v4.0 and Megatron-Bridge log.
 #[test]
@@ -103,7 +103,7 @@ fn fp8_trains_llama_2_7b_faster_by_the_fitted_gain() {
     };
     let speedup = step("bf16") / step("fp8");
     assert!(
-        (1.50..=1.0 + 0.65 * (1979.0 / 989.0 - 1.0)).contains(&speedup),
+        (1.50..=1.0 + 0.64 * (1979.0 / 989.0 - 1.0)).contains(&speedup),
         "{speedup}"
     );
     // Primary FP8 weights compute as fast: only memory and gathers differ.

@@ -521,6 +521,15 @@ fn deepseek_v3_gpu_hours() {
         card.explanation.contains(&format!("needs {fullest}")),
         "{fullest}"
     );
+    // The all-to-all seconds DualPipe does not hide, as its words give them.
+    let mut notices = Vec::new();
+    let plan = PlannerParams::from_query(&Query::parse(card.query), &mut notices).plan();
+    let exposed = plan.estimate().breakdown.exchange;
+    assert!(
+        card.explanation
+            .contains(&format!("{exposed:.1} s of it outlasts")),
+        "{exposed:.1}"
+    );
 }
 
 /// What whole runs sustained, 6ND over their published GPU-hours × the

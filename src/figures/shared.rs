@@ -205,12 +205,19 @@ pub const fn software<P: Params>() -> Param<P> {
         |p: &P| p.scenario().map_or("", |s| s.software.id()),
         |p: &mut P, id| {
             if let Some(scenario) = p.scenario_mut() {
+                let before = scenario.software;
                 set_option(&mut scenario.software, id);
+                // Its fitted share replaces one the reader set: else a
+                // software chosen after the slider would change nothing.
+                if scenario.software != before {
+                    scenario.busy_override = None;
+                }
             }
         },
     )
-    .toggle()
-    .help("Sets the share of peak while computing and FP8's speed, each fitted to that software's measured runs.")
+    // Three long names: a list, which a phone's width keeps whole.
+    .select(None)
+    .help("Sets the share of peak while computing (replacing one set by hand) and FP8's speed, each fitted to that software's measured runs.")
     .shared()
 }
 

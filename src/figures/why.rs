@@ -424,6 +424,7 @@ impl Params for WhyParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::param::Value;
     use crate::model::presets::gpu_preset;
     use crate::model::query::Query;
 
@@ -512,6 +513,26 @@ mod tests {
             data(&illustrative).time_bars,
             data(&WhyParams::default()).time_bars
         );
+    }
+
+    /// Choosing a software gives the share of peak its fit: one set by hand
+    /// before gives way (H100: 0.73 × torchtitan's 0.58), and choosing the
+    /// same software again keeps it.
+    #[test]
+    fn a_software_chosen_replaces_a_share_set_by_hand() {
+        let mut params =
+            WhyParams::from_query(&Query::parse("gpu=h100-sxm&busy-util=0.5"), &mut Vec::new());
+        let software = WhyParams::TABLE
+            .iter()
+            .find(|p| p.key == "software")
+            .unwrap();
+        let Value::Choice { set, .. } = software.value else {
+            panic!("software is a choice");
+        };
+        set(&mut params, "megatron");
+        assert_eq!(params.scenario.rate().busy, 0.5);
+        set(&mut params, "torchtitan");
+        assert!((params.scenario.rate().busy - 0.73 * 0.58).abs() < 1e-12);
     }
 
     /// 50B tokens instead of 2T: 40 times less compute and time (6ND is

@@ -8,8 +8,8 @@
 //! which leaves out the CUDA context and NCCL's buffers: our
 //! [`PeakMemory::allocator_reserved`](super::planner::PeakMemory::allocator_reserved).
 //! Its GPUs are H100s with 96 GB of HBM2e at 500 W; the rows are judged
-//! by bytes, so the URLs take the 80 GB H100's preset, whose capacity no
-//! row reaches. torchtitan's local batch is a data-parallel rank's batch,
+//! by bytes, so the URLs take the 80 GB H100's preset (several rows
+//! reserve more than its 79.6 GiB, so do not fit there). torchtitan's local batch is a data-parallel rank's batch,
 //! one micro-batch without a pipeline; with one, torch's pipelining splits
 //! it into as many micro-batches as there are stages. The rows run on
 //! torchtitan's software (`software=torchtitan`: torch.compile and, where
@@ -138,7 +138,7 @@ pub const MEASURED: [MeasuredRun; 17] = [
         tokens_per_gpu_per_second: 1071.0,
         left_out: "",
         memory_gap: "",
-        speed_gap: "not accounted for: with the sequence over 4 GPUs the run made fewer tokens than ours, though our K/V ring's sends wait on the critical path; our guess, not measured, is that the ring runs each GPU's attention as 4 smaller kernel calls, one a step of the ring, which we take at the rate of one whole call",
+        speed_gap: "not accounted for: with the sequence over 4 GPUs the run made fewer tokens than ours, though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 (torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count (how much each costs is not published)",
     },
     MeasuredRun {
         name: "Llama 3.1 8B, FSDP 1 × CP 8, sequence 262,144",
@@ -148,7 +148,7 @@ pub const MEASURED: [MeasuredRun; 17] = [
         tokens_per_gpu_per_second: 548.0,
         left_out: "",
         memory_gap: "",
-        speed_gap: "not accounted for: with the sequence over 8 GPUs the run made fewer tokens than ours, though our K/V ring's sends wait on the critical path; our guess, not measured, is that the ring runs each GPU's attention as 8 smaller kernel calls, one a step of the ring, which we take at the rate of one whole call",
+        speed_gap: "not accounted for: with the sequence over 8 GPUs the run made fewer tokens than ours, though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 (torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count (how much each costs is not published)",
     },
     MeasuredRun {
         name: "Llama 3.1 70B, FSDP 32 × TP 8",
@@ -218,6 +218,6 @@ pub const MEASURED: [MeasuredRun; 17] = [
         tokens_per_gpu_per_second: 16.0,
         left_out: "asynchronous tensor parallelism",
         memory_gap: "not accounted for: the measured reservation grows with the whole sequence, from 75.3 GiB at 32,768 tokens to 84.9 at 262,144, with the same 32,768 tokens on each GPU, where nothing in our count does; buffers sized to the whole sequence in torch's context parallelism of December 2024 would do it, which we do not model",
-        speed_gap: "not accounted for: with the sequence over 8 GPUs the run made fewer tokens than ours, though our K/V ring's sends wait on the critical path; our guess, not measured, is that the ring runs each GPU's attention as 8 smaller kernel calls, one a step of the ring, which we take at the rate of one whole call",
+        speed_gap: "not accounted for: with the sequence over 8 GPUs the run made fewer tokens than ours, though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 (torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count (how much each costs is not published)",
     },
 ];

@@ -306,7 +306,7 @@ test('the explainer\'s assumptions sit behind one disclosure that states them, a
     click: () => summaryOf(slug).click(),
   });
   // The presets' defaults (src/model/presets.rs): an illustrative GPU runs at its whole peak.
-  const defaults = 'Assumptions: Llama 2 7B, Illustrative 80 GB GPU, 100% of peak, FLOP count 6ΨD';
+  const defaults = 'Assumptions: Llama 2 7B, Illustrative 80 GB GPU, 100% of peak, Megatron-LM / NeMo, FLOP count 6ΨD';
   for (const slug of ['why', 'dp', '3d']) assert.equal(await summary(slug).textContent(), defaults, slug);
   assert.equal(await summary('zero').textContent(), 'Assumptions: Llama 2 7B, Illustrative 80 GB GPU');
   assert.equal(await summary('pp').textContent(), 'Assumptions: Llama 2 7B');
@@ -323,12 +323,12 @@ test('the explainer\'s assumptions sit behind one disclosure that states them, a
   assert.equal(await summary('dp').textContent(), 'Assumptions');
   await page.locator('#dp select[data-param="gpu"]').selectOption('h100-sxm');
   await urlMatching(page, /step=dp&gpu=h100-sxm/);
-  // The others that assume a GPU take it; the H100's default share is 64% (README).
+  // The others that assume a GPU take it; the H100's default share is 73% (README).
   await page.waitForFunction(() => document.querySelector('#why details.assumptions > summary').textContent.includes('H100'));
-  assert.equal(await summary('why').textContent(), 'Assumptions: Llama 2 7B, NVIDIA H100 SXM, 64% of peak, FLOP count 6ΨD');
+  assert.equal(await summary('why').textContent(), 'Assumptions: Llama 2 7B, NVIDIA H100 SXM, 73% of peak, Megatron-LM / NeMo, FLOP count 6ΨD');
   assert.equal(await summary('zero').textContent(), 'Assumptions: Llama 2 7B, NVIDIA H100 SXM');
-  // 6 × 6.74e9 × 2e12 FLOP at 0.64 × 989 TFLOP/s: 1.278e8 s, 4.0 years.
-  assert.equal(await page.locator('#why [data-readout="time-1-gpu"] .readout__value').textContent(), '4.0 years');
+  // 6 × 6.74e9 × 2e12 FLOP at 0.73 × 989 TFLOP/s: 1.120e8 s, 3.5 years.
+  assert.equal(await page.locator('#why [data-readout="time-1-gpu"] .readout__value').textContent(), '3.5 years');
   // pp assumes only the model: its readouts stay; the URL still names the figure the reader changed.
   assert.equal((await page.$$eval('#pp [data-readout]', (els) => els.map((el) => el.dataset.value))).join(), pp);
   await page.waitForTimeout(400);
@@ -338,7 +338,7 @@ test('the explainer\'s assumptions sit behind one disclosure that states them, a
   await page.reload();
   await readyAll(page);
   for (const slug of ['why', 'zero', 'tp', '3d']) assert.match(await summary(slug).textContent(), /NVIDIA H100 SXM/, slug);
-  assert.equal(await page.locator('#why [data-readout="time-1-gpu"] .readout__value').textContent(), '4.0 years');
+  assert.equal(await page.locator('#why [data-readout="time-1-gpu"] .readout__value').textContent(), '3.5 years');
   assert.equal(new URL(page.url()).searchParams.get('step'), 'dp');
   assert.deepEqual(errors, []);
   await close();

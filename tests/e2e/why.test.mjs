@@ -213,3 +213,35 @@ test('the tokens box takes a suffix after a space and its label\'s own top, and 
   assert.deepEqual(errors, []);
   await close();
 });
+
+test('on a real GPU the times say their rate, and "Over a whole run" quotes them at what whole runs sustained', async () => {
+  // Llama 3.1 405B on 1,024 H100s for 15.6T tokens: its model card's 30.84M
+  // H100-hours make it 30.84e6 × 3,600 / 1,024 s; the rate while computing
+  // gives about half of that (issue 51, item 5).
+  const hours = (30.84e6 * 3600) / 1024;
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=why&model=llama3-405b&gpu=h100-sxm&tokens=15.6T`);
+  await ready(page);
+  const busy = await readouts(page);
+  assert.ok(busy['time-1024-gpus'].value < 0.6 * hours, `${busy['time-1024-gpus'].value}`);
+  assert.match(await page.locator('[data-readout="time-1-gpu"]').first().textContent(), /while computing/);
+  await page.locator('fieldset[data-param="rate"] label', { hasText: 'Over a whole run' }).click();
+  await urlMatching(page, /rate=run(&|$)/);
+  const run = await readouts(page);
+  assert.ok(Math.abs(run['time-1024-gpus'].value / hours - 1) < 0.05, `${run['time-1024-gpus'].value} against ${hours}`);
+  assert.match(await page.locator('[data-readout="time-1-gpu"]').first().textContent(), /over a whole run/);
+  // Only the times move: the three bars by the same factor, the memory and the compute not at all.
+  const factor = run['time-1-gpu'].value / busy['time-1-gpu'].value;
+  for (const id of ['time-64-gpus', 'time-1024-gpus']) {
+    assert.ok(Math.abs(run[id].value / busy[id].value / factor - 1) < 1e-12, id);
+  }
+  for (const id of ['training-state', 'weights', 'gradients', 'optimizer-state', 'over-gpu', 'compute']) {
+    assert.equal(run[id].value, busy[id].value, `${id} stays`);
+  }
+  // The illustrative GPU has no whole run's hours: the choice leaves with it.
+  await openAssumptions(page);
+  await page.locator('select[data-param="gpu"]').selectOption('illustrative');
+  await urlMatching(page, /^(?!.*gpu=h100)/);
+  assert.equal(await page.locator('fieldset[data-param="rate"]').count(), 0);
+  assert.deepEqual(errors, []);
+  await close();
+});
