@@ -139,7 +139,7 @@ test('the published runs are on the full page, each opening in the planner', asy
   const measured = page.locator('#published-runs article.run--measured');
   assert.equal(await measured.count(), 17);
   const off = page.locator('#published-runs article.run--measured.run--over');
-  assert.equal(await off.count(), 5);
+  assert.equal(await off.count(), 6);
   assert.match(await off.first().textContent(), /8B, FSDP 8.*Why our speed differs.*torch\.compile was off/s);
   assert.match(await off.last().textContent(), /405B.*CP 8.*Why our memory differs.*more than 10% off/s);
   const link = cards.first().locator('.run__name a');
