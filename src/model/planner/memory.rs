@@ -14,8 +14,10 @@
 //! than it hands out (`peak_memory.rs`): [`PeakMemory`].
 
 use super::Plan;
-use crate::model::activations::{loss_log_probabilities, stage_activations, Recompute};
-use crate::model::memory::{TrainingState, ZeroStage};
+use crate::model::activations::{
+    loss_log_probabilities, stage_activations, ActivationSetup, Recompute,
+};
+use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
 use crate::model::peak_memory::{
     loss_buffers, optimizer_temporaries, outside_allocator, recomputed_layer,
     reserved_by_allocator, sequence_gather, sharding_at_the_loss, sharding_in_a_layer, Moment,
@@ -196,8 +198,17 @@ impl Plan {
     /// the same slice: d·cp for the dense part, t·cp·d/(etp·ep) for the
     /// experts ([`Plan::shards`]).
     pub fn state_of(&self, share: StageShare) -> TrainingState {
-        let (replicas, expert_replicas) = self.shards();
-        let bytes = self.state_bytes();
+        self.state_sharded(share, self.state_bytes(), self.shards())
+    }
+
+    /// [`Plan::state_of`] with the bytes a parameter and the shards given,
+    /// as the memory's pass over the stages works them out once.
+    fn state_sharded(
+        &self,
+        share: StageShare,
+        bytes: BytesPerParam,
+        (replicas, expert_replicas): (u32, u32),
+    ) -> TrainingState {
         TrainingState::zero(share.dense, bytes, self.stage, replicas)
             + TrainingState::zero(share.experts, bytes, self.stage, expert_replicas)
     }
@@ -208,6 +219,7 @@ impl Plan {
         let m = self.micro_batches();
         let p = self.pipeline.max(1);
         let ranges = self.stage_ranges();
+        let whole_plan = WholePlan::of(self, setup);
         // Each stage's parameters and activations, in one pass with no list
         // kept (the layout search and the fixes run this thousands of times
         // a change): the most loaded GPU may be on any stage when the ends
@@ -230,7 +242,8 @@ impl Plan {
             if stage == 0 {
                 first = held;
             }
-            let whole = self.state_of(share).total() + held;
+            let state = self.state_sharded(share, whole_plan.bytes, whole_plan.shards);
+            let whole = state.total() + held;
             if whole.value() > total.value() {
                 (peak_stage, total) = (stage, whole);
             }
@@ -239,7 +252,7 @@ impl Plan {
             if share.total() >= loaded.total() {
                 loaded = share;
             }
-            let this = self.peak_of(&ranges, stage, share, held);
+            let this = self.peak_of(&whole_plan, &ranges, (stage, share, state), held);
             if this.needed().value() > peak.needed().value() {
                 peak = this;
             }
@@ -255,21 +268,19 @@ impl Plan {
         }
     }
 
-    /// One stage's GPU at its peak: its state (`share`), the activations
-    /// it holds (`held`) and the buffers of `peak_memory.rs`.
+    /// One stage's GPU at its peak: its parameters (`share`) and their
+    /// `state`, the activations it holds (`held`) and the buffers of
+    /// `peak_memory.rs`.
     fn peak_of(
         &self,
+        plan: &WholePlan,
         ranges: &[std::ops::Range<u32>],
-        stage: u32,
-        share: StageShare,
+        (stage, share, state): (u32, StageShare, TrainingState),
         held: Bytes,
     ) -> PeakMemory {
-        let setup = self.activation_setup();
-        let state = self.state_of(share);
         let last = stage + 1 >= ranges.len() as u32;
         // The root's parameters on this GPU, and a layer's: the stage's less the root's, a layer each.
         let t = f64::from(self.tensor.max(1));
-        let scale = self.params / self.arch.exact_parameter_count();
         let mut root = 0.0;
         if stage == 0 {
             root += self.arch.input_embedding_params() / t;
@@ -277,37 +288,33 @@ impl Plan {
         if last {
             root += self.arch.output_params(ranges.len() as u32) / t;
         }
-        root *= scale;
+        root *= plan.scale;
         let layers = ranges
             .get(stage as usize)
             .map_or(1, |range| (range.end - range.start).max(1));
         let layer = (share.total() - root).max(0.0) / f64::from(layers);
-        let bytes = self.state_bytes();
+        let bytes = plan.bytes;
         // Three moments, whichever holds the most (`peak_memory::Moment`).
         // The loss, on the last stage: every held activation and its buffers.
         let at_loss = last.then(|| Transients {
-            loss: loss_buffers(&self.arch, &setup),
+            loss: plan.loss,
             sharding: sharding_at_the_loss(self.stage, bytes, layer, root),
             ..Transients::default()
         });
         // A layer's backward pass: the loss's log-probabilities are gone.
         let in_a_layer = Transients {
-            recompute: if setup.recompute_run() == Recompute::None {
-                Bytes(0.0)
-            } else {
-                recomputed_layer(&self.arch, &setup)
-            },
+            recompute: plan.recompute,
             sharding: sharding_in_a_layer(self.stage, bytes, layer, root),
-            sequence_gather: sequence_gather(&self.arch, &setup),
+            sequence_gather: plan.sequence_gather,
             ..Transients::default()
         };
         let layer_held = if last {
-            Bytes((held.value() - loss_log_probabilities(&self.arch, &setup).value()).max(0.0))
+            Bytes((held.value() - plan.log_probabilities.value()).max(0.0))
         } else {
             held
         };
         // The optimizer updates the GPU's shard once ZeRO shards its state.
-        let (replicas, expert_replicas) = self.shards();
+        let (replicas, expert_replicas) = plan.shards;
         let updated = if self.stage >= ZeroStage::One {
             share.dense / f64::from(replicas) + share.experts / f64::from(expert_replicas)
         } else {
@@ -340,7 +347,7 @@ impl Plan {
             transients,
             allocated,
             allocator: Bytes(reserved_by_allocator(allocated).value() - allocated.value()),
-            outside: outside_allocator(self.communicators()),
+            outside: plan.outside,
         }
     }
 
@@ -357,5 +364,41 @@ impl Plan {
         .into_iter()
         .filter(|&size| size > 1)
         .count() as u32
+    }
+}
+
+/// What every stage of a plan shares in its memory, worked out once for
+/// the pass over the stages (the layout search runs it for each of
+/// thousands of layouts): the bytes a parameter, ZeRO's shards, the
+/// parameter count's scale to the architecture's, and the buffers that
+/// depend only on the model and the micro-batch.
+struct WholePlan {
+    bytes: BytesPerParam,
+    shards: (u32, u32),
+    scale: f64,
+    loss: Bytes,
+    log_probabilities: Bytes,
+    recompute: Bytes,
+    sequence_gather: Bytes,
+    outside: Bytes,
+}
+
+impl WholePlan {
+    fn of(plan: &Plan, setup: ActivationSetup) -> Self {
+        let arch = &plan.arch;
+        Self {
+            bytes: plan.state_bytes(),
+            shards: plan.shards(),
+            scale: plan.params / arch.exact_parameter_count(),
+            loss: loss_buffers(arch, &setup),
+            log_probabilities: loss_log_probabilities(arch, &setup),
+            recompute: if setup.recompute_run() == Recompute::None {
+                Bytes(0.0)
+            } else {
+                recomputed_layer(arch, &setup)
+            },
+            sequence_gather: sequence_gather(arch, &setup),
+            outside: outside_allocator(plan.communicators()),
+        }
     }
 }
