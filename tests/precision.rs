@@ -376,3 +376,29 @@ fn expert_tensor_parallelism_regroups_the_experts() {
         })
     );
 }
+
+/// What a GPU sends in the experts' all-to-all is its own tokens' routes,
+/// however unevenly they land (the `all-to-all-per-step` readout, "bytes a
+/// GPU sends"); the GPU of an expert twice as busy as the mean receives
+/// twice its share, and the group's time, which the step waits for, doubles.
+#[test]
+fn an_imbalance_slows_the_all_to_all_but_sends_no_more() {
+    let plan = |imbalance: &str| {
+        let query = Query::parse(&format!(
+            "?fig=planner&model=mixtral-8x7b&gpu=h100-sxm&gpus=16&ep=8&imbalance={imbalance}"
+        ));
+        let mut notices = Vec::new();
+        let params = PlannerParams::from_query(&query, &mut notices);
+        assert!(notices.is_empty(), "{notices:?}");
+        params.plan().estimate()
+    };
+    let (even, busy) = (plan("1"), plan("2"));
+    assert!(even.all_to_all.value() > 0.0);
+    assert_eq!(busy.all_to_all, even.all_to_all);
+    let time = |e: &parallax::model::planner::PlanEstimate| {
+        e.group(parallax::model::planner::Group::Experts)
+            .time
+            .value()
+    };
+    assert!((time(&busy) / time(&even) - 2.0).abs() < 1e-12);
+}

@@ -48,7 +48,9 @@ pub struct GroupTraffic {
     pub group: Group,
     pub sent: Bytes,
     pub link: Link,
-    /// `sent` at the link's bandwidth ([`transfer_time`]).
+    /// `sent` at the link's bandwidth ([`transfer_time`]); for the experts'
+    /// all-to-all, times the busiest expert's pace (`Routing::pace`): its
+    /// GPU receives that many times a GPU's share, and the step waits for it.
     pub time: Seconds,
 }
 
@@ -187,14 +189,18 @@ impl Plan {
         } else {
             Bytes(0.0)
         };
-        // Dispatch and combine, forward and backward (`comm.rs`), in every layer when there are experts.
+        // Dispatch and combine, forward and backward (`comm.rs`), in every
+        // layer when there are experts: what a GPU sends, its own tokens'
+        // routes whatever the imbalance; the GPU of the busiest expert
+        // receives `Routing::pace` times its share, and the step waits for
+        // that (the group's time, below).
         let all_to_all = if self.arch.experts > 1 {
             expert_all_to_all_sent(
                 tokens / split,
                 f64::from(self.arch.hidden),
                 self.arch.experts_used() as u32,
                 ep,
-            ) * (2.0 * per_stage * self.routing.pace())
+            ) * (2.0 * per_stage)
         } else {
             Bytes(0.0)
         };
@@ -205,7 +211,7 @@ impl Plan {
         ) * per_stage;
         let links = &self.links;
         let ranks = self.gpus_used();
-        let groups = [
+        let mut groups = [
             (
                 Group::Tensor,
                 tensor_traffic,
@@ -229,6 +235,8 @@ impl Plan {
             ),
         ]
         .map(|(group, sent, link)| GroupTraffic::new(group, sent, link, links));
+        let experts = &mut groups[Group::Experts as usize];
+        experts.time = experts.time * self.routing.pace();
         PlanTraffic { groups }
     }
 }
