@@ -103,11 +103,11 @@ pub fn fp8_note(scenario: &Scenario) -> String {
         return String::new();
     }
     format!(
-        ", the layers' matrix multiplies in FP8 {} as fast ({}'s fit: {} of the way to FP8's peak, {} BF16's)",
+        ", the layers' matrix multiplies in FP8 {} as fast (FP8's peak is {} BF16's; fitted to {}, a run gets {} of the difference)",
         format_ratio(numerics.matmul_gain(), 2),
-        scenario.software.label(),
+        format_ratio(numerics.peaks_ratio(), 2),
+        scenario.software.fitted_to(),
         numerics.fp8_gain_share,
-        format_ratio(numerics.peaks_ratio(), 2)
     )
 }
 

@@ -54,6 +54,16 @@ impl Choice for Software {
 }
 
 impl Software {
+    /// Whose runs its rate is fitted to, for the words beside a rate.
+    pub fn fitted_to(self) -> &'static str {
+        match self {
+            Self::Megatron => "Megatron-LM's runs",
+            Self::Torchtitan => "torchtitan's runs",
+            // No log of its own: Megatron's fit stands in.
+            Self::DeepSeek => "Megatron-LM's runs, which DeepSeek's takes",
+        }
+    }
+
     /// Its rate while busy as a share of the GPU preset's (which is
     /// Megatron's): 1 for Megatron; for torchtitan the least-squares fit
     /// to its BF16 rows with torch.compile (8B on 8 and on 128 GPUs, 6,667

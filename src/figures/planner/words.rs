@@ -160,7 +160,7 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
     let d = f64::from(estimate.data);
     let mut text = format!(
         "A step of {} runs {} of {} through {} in {}, {}{}. {} tokens take {}: {} tokens a second on each GPU, {} \
-         of the peak over the whole step.",
+         of the {}peak over the whole step.",
         counted(plan.sequences_run(), "sequence", "sequences"),
         counted(f64::from(estimate.micro_batches), "micro-batch", "micro-batches"),
         counted(micro_batch, "sequence", "sequences"),
@@ -177,6 +177,8 @@ pub(super) fn timing(params: &PlannerParams, plan: &Plan, estimate: &PlanEstimat
         estimate.train_time,
         group_thousands(estimate.tokens_per_gpu_per_second.round()),
         Fraction(estimate.mfu),
+        // FP8's multiplies run past the BF16 peak MFU is measured against.
+        if plan.numerics.fp8() { "BF16 " } else { "" },
     );
     let routing = plan.routing;
     if plan.arch.experts > 1 && routing != Routing::EVEN {
