@@ -37,6 +37,8 @@ pub struct Comparison {
     pub time_term: &'static str,
     /// Model FLOP over the whole step, as the planner's `mfu` readout.
     pub mfu: f64,
+    /// Whether the layers multiply in FP8, which runs past the BF16 peak MFU is measured against.
+    pub fp8: bool,
     pub link: String,
 }
 
@@ -78,7 +80,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
             let ratio = logged / ours.max(f64::MIN_POSITIVE);
             (
                 Some(format!(
-                    "{} tokens a second a GPU, against {} logged: a step {ratio:.2}× as long",
+                    "{} tokens a second a GPU, against {} published: a step {ratio:.2}× as long",
                     group_thousands(ours.round()),
                     group_thousands(logged)
                 )),
@@ -201,6 +203,7 @@ pub fn compare(run: PublishedRun) -> Comparison {
             "Training"
         },
         mfu: estimate.mfu,
+        fp8: plan.numerics.fp8(),
         link: format!("?step=planner&{}#planner", run.query),
     }
 }
@@ -229,6 +232,9 @@ pub struct MeasuredComparison {
     pub tokens_per_gpu_per_second: f64,
     /// Our tokens a second over the log's.
     pub speed_ratio: f64,
+    /// What the planner's `reserved-memory` shows: the allocator's
+    /// reservation with the CUDA context and NCCL's buffers, in words.
+    pub reserved_with_context: String,
     /// Why our memory differs by more than a tenth, when it does.
     pub why: Option<String>,
     /// Why our tokens a second differ by more than 15%, when they do.
@@ -270,6 +276,7 @@ pub fn measured(run: MeasuredRun) -> MeasuredComparison {
         ratio,
         tokens_per_gpu_per_second: estimate.tokens_per_gpu_per_second,
         speed_ratio,
+        reserved_with_context: estimate.peak.reserved().to_string(),
         why: explain(ratio, MEASURED_WITHIN, run.memory_gap),
         why_speed: explain(speed_ratio, SPEED_WITHIN, run.speed_gap),
         link: format!("?step=planner&{}#planner", run.query),
@@ -277,11 +284,12 @@ pub fn measured(run: MeasuredRun) -> MeasuredComparison {
 }
 
 const MEASURED_LEDE: &str = "Each card is a run measured on the GPU: what PyTorch's caching allocator had \
-reserved at the peak, the largest across the run's GPUs (torch.cuda.max_memory_reserved, without the CUDA context \
-and NCCL's buffers), and the tokens a second its log gives, beside ours for the same layout. torchtitan ran them on \
-H100s with 96 GB held to 500 W; the links open the 80 GB H100, as the cards compare bytes, so a row near the top \
-does not fit there. Ours run at torchtitan's rate, fitted to these rows with torch.compile on: its share of the \
-H100's rate while computing, and how far its Float8 multiplies go towards FP8's peak.";
+reserved at the peak, the largest across the run's GPUs (torch.cuda.max_memory_reserved, in GiB as torchtitan \
+reports it, without the CUDA context and NCCL's buffers), and the tokens a second its table gives, beside ours for \
+the same layout. torchtitan ran them on H100s with 96 GB held to 500 W; the links open the 80 GB H100, as the cards \
+compare bytes, so a run that reserved more than its 79.6 GiB does not fit there. Ours run at torchtitan's rate, \
+fitted to these rows with torch.compile on: its share of the H100's rate while computing, and how much of FP8's \
+gain its Float8 multiplies get.";
 
 /// The measured runs, a card each.
 fn measured_runs() -> impl IntoView {
@@ -296,9 +304,12 @@ fn measured_runs() -> impl IntoView {
                 <p class="run__source">{card.run.source}</p>
                 <dl class="run__facts">
                     {fact("Measured", format!("{:.1} GiB reserved at the peak", card.run.reserved_gib))}
-                    {fact("Ours", format!("{:.1} GiB reserved at the peak, {:.2}× the measurement", card.reserved_gib, card.ratio))}
+                    {fact("Ours", format!(
+                        "{:.1} GiB reserved at the peak, {:.2}× the measurement (the planner's reserved memory, {}, adds the CUDA context and NCCL's buffers)",
+                        card.reserved_gib, card.ratio, card.reserved_with_context
+                    ))}
                     {fact("Tokens a second a GPU", format!(
-                        "{} logged, ours {} ({:.2}×)",
+                        "{} measured, ours {} ({:.2}×)",
                         group_thousands(card.run.tokens_per_gpu_per_second),
                         group_thousands(card.tokens_per_gpu_per_second.round()),
                         card.speed_ratio
@@ -333,7 +344,11 @@ pub fn PublishedRuns() -> impl IntoView {
                         {fact("Most loaded GPU", card.memory)}
                         {fact("Step", card.step)}
                         {card.time.map(|time| fact(card.time_term, time))}
-                        {fact("MFU over the step", Fraction(card.mfu).to_string())}
+                        {fact("MFU over the step", format!(
+                            "{}{}",
+                            Fraction(card.mfu),
+                            if card.fp8 { " of the BF16 peak, which FP8's multiplies run past" } else { "" }
+                        ))}
                         {(!card.run.explanation.is_empty()).then(|| fact("Why ours differs", card.run.explanation.to_string()))}
                     </dl>
                     <a class="run__open" href=card.link>"Open in the planner"</a>

@@ -89,9 +89,10 @@ pub fn rate_note(scenario: &Scenario) -> String {
 pub fn whole_run_note(scenario: &Scenario) -> String {
     let share = scenario.gpu.whole_run.unwrap_or(0.0) * scenario.software.busy_share();
     format!(
-        "at {} of {} over a whole run, as published runs' GPU-hours give it on this GPU (restarts, evaluation and communication included)",
+        "at {} of {} over a whole run, as {} give it (restarts, evaluation and communication included)",
         percent(share),
-        scenario.gpu.peak
+        scenario.gpu.peak,
+        scenario.gpu.whole_run_basis()
     ) + &fp8_note(scenario)
 }
 
@@ -217,7 +218,7 @@ pub const fn software<P: Params>() -> Param<P> {
     )
     // Three long names: a list, which a phone's width keeps whole.
     .select(None)
-    .help("Sets the share of peak while computing (replacing one set by hand) and FP8's speed, each fitted to that software's measured runs.")
+    .help("Sets the share of peak while computing (replacing one set by hand) and FP8's speed, fitted to that software's measured runs (DeepSeek's takes Megatron-LM's), and what FP8 keeps in memory: Megatron-LM keeps FP8 copies of the weights, torchtitan and DeepSeek do not.")
     .shared()
 }
 

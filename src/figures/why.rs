@@ -45,6 +45,12 @@ pub struct WhyParams {
 }
 
 impl WhyParams {
+    /// Whether the times take the rate while computing (`busy-util`'s),
+    /// not a whole run's.
+    fn rate_while_computing(&self) -> bool {
+        self.pace == Pace::Busy || self.scenario.whole_run_sustained().is_none()
+    }
+
     /// The rate the times take, with the words that say which it is: a whole
     /// run's where asked and known, else the rate while computing (on a GPU
     /// whose whole runs are known, said as such).
@@ -202,13 +208,18 @@ pub fn data(params: &WhyParams) -> WhyData {
     let fits = fits(total, gpu.memory);
     let summary = format!(
         "{model} needs {compute} to train on {tokens} tokens: {t1} on one GPU sustaining {rate}, {t64} on 64 and \
-         {t1024} on 1,024 if the work divided perfectly. Its training state, {per_param} bytes a parameter, comes to \
+         {t1024} on 1,024 {scaling}. Its training state, {per_param} bytes a parameter, comes to \
          {total}, {over} the GPU's {memory}, so {verdict}",
         model = shared::model_phrase(scenario),
         tokens = Count(scenario.tokens),
         t1 = time_bars[0].readout.text,
         t64 = time_bars[1].readout.text,
         t1024 = time_bars[2].readout.text,
+        scaling = if params.rate_while_computing() {
+            "if the work divided perfectly"
+        } else {
+            "at the same rate a GPU"
+        },
         per_param = trimmed(bytes.total(), 3),
         over = format_ratio(over, 2),
         // In GB like the total beside it (79.6 GiB against 107.8 GB read as a mix).
@@ -340,7 +351,10 @@ impl Params for WhyParams {
         .help("The rate the times take: the GPUs' while they compute, or what whole runs on this GPU sustained, from published runs' GPU-hours (restarts, evaluation and communication included)."),
         shared::model().assumed(),
         shared::gpu().assumed(),
-        shared::busy().assumed(),
+        // Not at a whole run's rate, which it does not set.
+        shared::busy()
+            .shown_when(|p: &Self| p.rate_while_computing() && p.scenario.step_mfu.is_none() && p.scenario.tflops_override.is_none())
+            .assumed(),
         shared::software().assumed(),
         shared::flop().assumed(),
     ];
@@ -505,6 +519,13 @@ mod tests {
             "{time} against {expected}"
         );
         let rate = WhyParams::TABLE.iter().find(|p| p.key == "rate").unwrap();
+        // A GPU with no run's hours of its own says whose it takes.
+        let mi300x = read("gpu=mi300x&rate=run");
+        assert!(note(&mi300x).contains("for want of this GPU's own"), "{}", note(&mi300x));
+        // At a whole run's rate the share while computing is not offered: it sets nothing.
+        let busy_param = WhyParams::TABLE.iter().find(|p| p.key == "busy-util").unwrap();
+        assert!(!(busy_param.shown.unwrap())(&run));
+        assert!((busy_param.shown.unwrap())(&busy));
         let shown = rate.shown.unwrap();
         assert!(shown(&run));
         let illustrative = read("rate=run");

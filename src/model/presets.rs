@@ -616,6 +616,15 @@ pub struct GpuPreset {
 }
 
 impl GpuPreset {
+    /// Whose GPU-hours its whole-run share comes from, in words.
+    pub fn whole_run_basis(&self) -> &'static str {
+        match self.id {
+            "a100-80gb" => "Llama 2's A100-hours",
+            "h100-sxm" | "h800" | "h200" => "Llama 3.1's H100-hours and DeepSeek-V3's H800-hours",
+            _ => "Llama 3.1's H100-hours and DeepSeek-V3's H800-hours, for want of this GPU's own",
+        }
+    }
+
     /// What one NVLink domain is called: the node on HGX boards, the rack
     /// where NVLink switches join more GPUs than a node holds (GB200 NVL72).
     pub fn domain_name(&self) -> &'static str {

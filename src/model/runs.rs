@@ -111,10 +111,11 @@ GPT-3's 50,257-token vocabulary, and Megatron's fitted rates: 73% of the BF16 pe
 layers' multiplies in FP8 1.64× as fast (fitted to this run and the three other FP8 runs here)";
 
 /// Megatron-Bridge's performance summary: what its tables and recipes state.
-const BRIDGE_STATED: &str = "the table gives the GPUs, FP8, the global and micro-batch, the sequence, t, p, cp \
-and v, and tokens a second a GPU; its performance recipes (scripts/performance) run FP8 with current scaling \
-and FP8 weights gathered as the primary copy (bf16_with_fp8_current_scaling_mixed: fp8_param_gather), the \
-distributed optimizer, gradients reduced in BF16 (grad_reduce_in_fp32 = False), and recompute nothing for these two";
+const BRIDGE_STATED: &str = "the table gives the GPUs, FP8, the global and micro-batch, the sequence, the \
+parallel sizes (t, p, v, and cp where above 1), and tokens a second a GPU; its performance recipes \
+(scripts/performance) run FP8 with current scaling and FP8 weights gathered as the primary copy \
+(bf16_with_fp8_current_scaling_mixed: fp8_param_gather), the distributed optimizer, gradients reduced in BF16 \
+(grad_reduce_in_fp32 = False), and no recomputation";
 const BRIDGE_ASSUMED: &str =
     "sequence parallelism (Megatron-LM's with t above 1), FlashAttention, PaLM's FLOP \
 count, 16 bytes a parameter";
