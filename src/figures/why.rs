@@ -401,7 +401,7 @@ impl Params for WhyParams {
             <div class="figure__diagram fig-why">
                 <p class="fig-why__caption">{move || data.with(|d| d.state_caption.clone())}</p>
                 <MemoryBar data=Memo::new(move |_| data.with(|d| d.memory.clone()))/>
-                <p class="fig-why__caption">"Time to train with perfect scaling, every GPU at the rate under the first bar (a log axis)"</p>
+                <p class="fig-why__caption">"Time to train, the work split evenly over the GPUs, each at the rate under the first bar (a log axis)"</p>
                 <div class="fig-why__times">
                     {rows(data, |d| &d.time_bars, |bar| view! {
                         <div class="fig-why__time-row">
@@ -521,9 +521,16 @@ mod tests {
         let rate = WhyParams::TABLE.iter().find(|p| p.key == "rate").unwrap();
         // A GPU with no run's hours of its own says whose it takes.
         let mi300x = read("gpu=mi300x&rate=run");
-        assert!(note(&mi300x).contains("for want of this GPU's own"), "{}", note(&mi300x));
+        assert!(
+            note(&mi300x).contains("for want of this GPU's own"),
+            "{}",
+            note(&mi300x)
+        );
         // At a whole run's rate the share while computing is not offered: it sets nothing.
-        let busy_param = WhyParams::TABLE.iter().find(|p| p.key == "busy-util").unwrap();
+        let busy_param = WhyParams::TABLE
+            .iter()
+            .find(|p| p.key == "busy-util")
+            .unwrap();
         assert!(!(busy_param.shown.unwrap())(&run));
         assert!((busy_param.shown.unwrap())(&busy));
         let shown = rate.shown.unwrap();
