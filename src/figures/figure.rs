@@ -157,11 +157,9 @@ pub fn standard_body(questions: Option<AnyView>, diagram: AnyView, under: Memo<U
     .into_any()
 }
 
-/// What the pointer or focus is on: the nearest control key, readout id or
-/// equation symbol's tie, if any.
-fn pointed_at(event: &web_sys::Event) -> Option<String> {
-    use wasm_bindgen::JsCast;
-    let element = event.target()?.dyn_into::<web_sys::Element>().ok()?;
+/// The nearest control key, readout id or equation symbol's tie at or
+/// above `element`, if any.
+fn tie_of(element: &web_sys::Element) -> Option<String> {
     let tied = element
         .closest("[data-tie],[data-param],[data-readout]")
         .ok()??;
@@ -169,6 +167,22 @@ fn pointed_at(event: &web_sys::Event) -> Option<String> {
         .into_iter()
         .find_map(|name| tied.get_attribute(name))
         .map(|key| key.trim_start_matches("b.").to_string())
+}
+
+/// What the pointer or focus is on. Where the pointer rests on nothing
+/// tied, the focused control in the same figure keeps its tie: a browser
+/// also fires `mouseover` when the page moves under a still pointer (a
+/// disclosure opening), which must not undo a keyboard's focus.
+fn pointed_at(event: &web_sys::Event) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let element = event.target()?.dyn_into::<web_sys::Element>().ok()?;
+    tie_of(&element).or_else(|| {
+        let body = element.closest(".figure__body").ok()??;
+        let focused = web_sys::window()?.document()?.active_element()?;
+        body.contains(Some(&focused))
+            .then(|| tie_of(&focused))
+            .flatten()
+    })
 }
 
 /// The controls above everything else; pointing at (or focusing) a

@@ -13,7 +13,7 @@ test('10,000 random control changes: readouts stay well formed, no error, memory
     const result = await memory(browser, server.base, 10_000);
     const mb = (bytes) => (bytes / 1e6).toFixed(2);
     console.log(
-      `soak: ${result.changes} changes in ${result.seconds} s; JS heap ${mb(result.early.jsHeap)} MB after 100, ` +
+      `soak: ${result.changes} changes in ${result.seconds} s; JS heap ${mb(result.early.jsHeap)} MB after 1,000, ` +
         `${mb(result.late.jsHeap)} MB after ${result.changes}; wasm memory ${mb(result.early.wasm)} MB, ${mb(result.late.wasm)} MB`,
     );
     assert.equal(result.malformed, 0);
