@@ -126,8 +126,7 @@ pub struct ActivationSetup {
     pub recompute: Recompute,
     pub attention: Attention,
     /// The linear layers keep their inputs as the FP8 casts they multiplied,
-    /// 1 byte a value (`Software::caches_fp8_inputs`: TransformerEngine's,
-    /// and DeepSeek-V3's, section 3.3.2).
+    /// 1 byte a value ([`Numerics::fp8_inputs`](super::precision::Numerics::fp8_inputs)).
     pub fp8_inputs: bool,
 }
 

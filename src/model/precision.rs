@@ -123,9 +123,6 @@ pub struct Numerics {
     /// Whether FP8 casts of the BF16 weights stay in memory between passes
     /// (`Software::keeps_fp8_weights`).
     pub keeps_fp8_casts: bool,
-    /// Whether the linear layers save their inputs as FP8 casts
-    /// (`Software::caches_fp8_inputs`).
-    pub caches_fp8_inputs: bool,
 }
 
 impl Numerics {
@@ -179,9 +176,14 @@ impl Numerics {
     }
 
     /// Whether the linear layers keep their inputs as FP8 casts for the
-    /// backward pass (`ActivationSetup::fp8_inputs`).
+    /// backward pass (`ActivationSetup::fp8_inputs`): whenever the passes
+    /// run FP8, in all three softwares. TransformerEngine's `Linear`,
+    /// `LayerNormLinear` and `LayerNormMLP` save the casts they multiplied;
+    /// torchao's Float8 of December 2024 does too (tensorwise scaling's
+    /// `manual_float8_matmul_with_args_in_float8` saves the FP8 input and
+    /// weight); DeepSeek-V3 caches them so (section 3.3.2).
     pub fn fp8_inputs(&self) -> bool {
-        self.fp8() && self.caches_fp8_inputs
+        self.fp8()
     }
 
     /// What the weights the passes keep are, for labels.
@@ -253,7 +255,6 @@ mod tests {
             matrix_share: 1.0,
             fp8_gain_share: Software::Megatron.fp8_gain_share(),
             keeps_fp8_casts: true,
-            caches_fp8_inputs: true,
         }
     }
 

@@ -290,7 +290,6 @@ impl Scenario {
             matrix_share: self.arch().matrix_share(),
             fp8_gain_share: self.software.fp8_gain_share(),
             keeps_fp8_casts: self.software.keeps_fp8_weights(),
-            caches_fp8_inputs: self.software.caches_fp8_inputs(),
         }
     }
 

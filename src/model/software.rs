@@ -102,16 +102,6 @@ impl Software {
     pub fn keeps_fp8_weights(self) -> bool {
         matches!(self, Self::Megatron)
     }
-
-    /// Whether its linear layers save their inputs for the backward pass as
-    /// the FP8 casts they multiplied: TransformerEngine's `Linear`,
-    /// `LayerNormLinear` and `LayerNormMLP` do; torchao's Float8 of
-    /// December 2024 does too (`manual_float8_matmul_with_args_in_float8`
-    /// saves the FP8 input and weight); DeepSeek caches them so (section
-    /// 3.3.2, "we cache the activations in FP8").
-    pub fn caches_fp8_inputs(self) -> bool {
-        true
-    }
 }
 
 /// torchtitan's rate while busy over the preset's: fitted in
