@@ -295,7 +295,12 @@ gain its Float8 multiplies get.";
 fn measured_runs() -> impl IntoView {
     view! {
         <h3>"Memory and speed as measured"</h3>
-        <p>{MEASURED_LEDE}</p>
+        <p>{format!(
+            "{MEASURED_LEDE} A card with a red edge is one whose memory is more than {:.0}% from the measurement \
+             or whose speed is more than {:.0}% from it, and it says why.",
+            MEASURED_WITHIN * 100.0,
+            SPEED_WITHIN * 100.0
+        )}</p>
         {MEASURED.into_iter().map(measured).map(|card| {
             let off = card.why.is_some() || card.why_speed.is_some();
             view! {
