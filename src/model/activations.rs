@@ -422,6 +422,18 @@ mod tests {
         );
     }
 
+    /// One sequence of 4,096 tokens on one GPU, FlashAttention, nothing
+    /// recomputed, the linear layers' inputs kept in BF16.
+    const ONE_SEQUENCE: ActivationSetup = ActivationSetup {
+        seq: 4096.0,
+        micro_batch: 1.0,
+        tensor_parallel: 1,
+        sequence_parallel: false,
+        recompute: Recompute::None,
+        attention: Attention::Flash,
+        fp8_inputs: false,
+    };
+
     /// A gated MLP keeps three f-wide tensors where GELU keeps two, grouped
     /// K/V shrink with their heads, FlashAttention drops the s² term and a
     /// model trained without dropout keeps no masks: Llama 2 70B (h 8,192,
@@ -429,15 +441,7 @@ mod tests {
     #[test]
     fn the_terms_follow_the_architecture() {
         let arch = model_preset("llama2-70b").unwrap().arch;
-        let setup = ActivationSetup {
-            seq: 4096.0,
-            micro_batch: 1.0,
-            tensor_parallel: 1,
-            sequence_parallel: false,
-            recompute: Recompute::None,
-            attention: Attention::Flash,
-            fp8_inputs: false,
-        };
+        let setup = ONE_SEQUENCE;
         let (s, h, f, a) = (4096.0, 8192.0, 28672.0, 64.0);
         let expected = s * (8.0 * h + 4.0 * h + 4.0 * h / 8.0 + 6.0 * f) + 4.0 * a * s;
         assert_eq!(per_layer(&arch, &setup).value(), expected);
@@ -461,15 +465,7 @@ mod tests {
     #[test]
     fn fp8_inputs_halve_what_only_a_linear_layer_keeps() {
         let arch = model_preset("llama2-70b").unwrap().arch;
-        let bf16 = ActivationSetup {
-            seq: 4096.0,
-            micro_batch: 1.0,
-            tensor_parallel: 1,
-            sequence_parallel: false,
-            recompute: Recompute::None,
-            attention: Attention::Flash,
-            fp8_inputs: false,
-        };
+        let bf16 = ONE_SEQUENCE;
         let fp8 = ActivationSetup {
             fp8_inputs: true,
             ..bf16

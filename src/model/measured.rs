@@ -41,6 +41,15 @@ pub struct MeasuredRun {
 
 const TORCHTITAN: &str = "torchtitan, benchmarks/llama3_h100_202412_torchtitan.md (commit 9dec370)";
 
+/// Why the rows whose sequence is split over four or eight GPUs made fewer
+/// tokens than ours: what torch's ring attention did that the planner's
+/// ring does not.
+const TORCH_RING: &str = "not accounted for: with the sequence split over the GPUs the run made fewer tokens than ours, \
+though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 \
+(torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the \
+K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count \
+(how much each costs is not published)";
+
 /// torchtitan's measured rows that the planner can lay out: FSDP as
 /// ZeRO-3 (weights resharded after the forward pass, its default without
 /// a pipeline); with a pipeline, FSDP keeping the weights gathered and
@@ -138,7 +147,7 @@ pub const MEASURED: [MeasuredRun; 17] = [
         tokens_per_gpu_per_second: 1071.0,
         left_out: "",
         memory_gap: "",
-        speed_gap: "not accounted for: with the sequence over 4 GPUs the run made fewer tokens than ours, though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 (torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count (how much each costs is not published)",
+        speed_gap: TORCH_RING,
     },
     MeasuredRun {
         name: "Llama 3.1 8B, FSDP 1 × CP 8, sequence 262,144",
@@ -148,7 +157,7 @@ pub const MEASURED: [MeasuredRun; 17] = [
         tokens_per_gpu_per_second: 548.0,
         left_out: "",
         memory_gap: "",
-        speed_gap: "not accounted for: with the sequence over 8 GPUs the run made fewer tokens than ours, though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 (torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count (how much each costs is not published)",
+        speed_gap: TORCH_RING,
     },
     MeasuredRun {
         name: "Llama 3.1 70B, FSDP 32 × TP 8",
@@ -218,6 +227,6 @@ pub const MEASURED: [MeasuredRun; 17] = [
         tokens_per_gpu_per_second: 16.0,
         left_out: "asynchronous tensor parallelism",
         memory_gap: "not accounted for: the measured reservation grows with the whole sequence, from 75.3 GiB at 32,768 tokens to 84.9 at 262,144, with the same 32,768 tokens on each GPU, where nothing in our count does; buffers sized to the whole sequence in torch's context parallelism of December 2024 would do it, which we do not model",
-        speed_gap: "not accounted for: with the sequence over 8 GPUs the run made fewer tokens than ours, though our K/V ring's BF16 sends wait on the critical path; torch's ring attention of December 2024 (torch/distributed/tensor/experimental/_attention.py) also merges each step's partial outputs in FP32, rotates the K/V gradients in FP32 with a wait at every step, and overlaps only its first, local block, none of which we count (how much each costs is not published)",
+        speed_gap: TORCH_RING,
     },
 ];
