@@ -479,12 +479,13 @@ async function memoryNow(page) {
  * Changes before memory is first compared. wasm memory only grows: it is
  * the allocator's high-water mark, which the first visits to the largest
  * views raise (the pipeline timelines at 64 micro-batches and 16 stages,
- * all within the walk's first 300 changes), and a start after 100 counted
- * those as growth, moving with how many controls the page has. A leak
+ * which the seeded walk first reaches between its changes 113 and 400),
+ * and a start after 100 counted those as growth, moving with how many
+ * controls the page has. A leak
  * grows with every change: the 3D grid's 1.3 KB a move of `pp`, found and
  * fixed before, would show as 12 MB over the remaining 9,000, near 80%.
  */
-const MEMORY_WARM_UP = 1_000;
+export const MEMORY_WARM_UP = 1_000;
 
 /**
  * JS heap and wasm memory after load, after `MEMORY_WARM_UP` changes and after `total`

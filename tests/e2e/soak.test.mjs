@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, serveDist } from './harness.mjs';
-import { TARGETS, MEMORY_FLAGS, memory } from '../../bench/measure.mjs';
+import { TARGETS, MEMORY_FLAGS, MEMORY_WARM_UP, memory } from '../../bench/measure.mjs';
 
 test('10,000 random control changes: readouts stay well formed, no error, memory bounded', async () => {
   const server = await serveDist();
@@ -13,7 +13,7 @@ test('10,000 random control changes: readouts stay well formed, no error, memory
     const result = await memory(browser, server.base, 10_000);
     const mb = (bytes) => (bytes / 1e6).toFixed(2);
     console.log(
-      `soak: ${result.changes} changes in ${result.seconds} s; JS heap ${mb(result.early.jsHeap)} MB after 1,000, ` +
+      `soak: ${result.changes} changes in ${result.seconds} s; JS heap ${mb(result.early.jsHeap)} MB after ${MEMORY_WARM_UP.toLocaleString('en')}, ` +
         `${mb(result.late.jsHeap)} MB after ${result.changes}; wasm memory ${mb(result.early.wasm)} MB, ${mb(result.late.wasm)} MB`,
     );
     assert.equal(result.malformed, 0);
