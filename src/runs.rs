@@ -287,9 +287,9 @@ const MEASURED_LEDE: &str = "Each card is a run measured on the GPU: what PyTorc
 reserved at the peak, the largest across the run's GPUs (torch.cuda.max_memory_reserved, in GiB as torchtitan \
 reports it, without the CUDA context and NCCL's buffers), and the tokens a second its table gives, beside ours for \
 the same layout. torchtitan ran them on H100s with 96 GB held to 500 W; the links open the 80 GB H100, as the cards \
-compare bytes, so a run that reserved more than its 79.6 GiB does not fit there. Ours run at torchtitan's rate, \
-fitted to these rows with torch.compile on: its share of the H100's rate while computing, and how much of FP8's \
-gain its Float8 multiplies get.";
+compare bytes, so a run that reserved more than its 79.6 GiB does not fit there. Ours run at torchtitan's rates, \
+fitted to these rows: its share of the H100's rate while computing, with torch.compile and without, how much of \
+FP8's gain its Float8 multiplies get, and how much less a layer keeps when compiled.";
 
 /// The measured runs, a card each.
 fn measured_runs() -> impl IntoView {

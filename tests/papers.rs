@@ -141,6 +141,7 @@ fn gpt3_setup(t: u32, sequence_parallel: bool, recompute: Recompute) -> Activati
         recompute,
         attention: Attention::Standard,
         fp8_inputs: false,
+        kept_share: 1.0,
     }
 }
 
@@ -258,6 +259,7 @@ fn korthikanti_first_stage_totals_for_table_3() {
             recompute: Recompute::Selective,
             attention: Attention::Standard,
             fp8_inputs: false,
+            kept_share: 1.0,
         };
         let (h, l, pf, v) = (f64::from(hidden), f64::from(layers), f64::from(p), 51_200.0);
         let sbh = s * h;

@@ -15,6 +15,7 @@ use parallax::model::pipeline::{bubble, micro_batches_for_bubble_below, stage_la
 use parallax::model::presets::{nearest_model, GPUS, MODELS};
 use parallax::model::query::{to_search, Query};
 use parallax::model::scenario::{Scenario, TOKENS};
+use parallax::model::software::Software;
 use parallax::model::tensor::{sent_per_gpu_per_layer, weights_per_gpu_per_layer};
 use parallax::model::three_d::{estimate, Layout};
 use parallax::model::units::{format_ratio, Bytes, Count, Flop, Fraction, Seconds};
@@ -220,12 +221,14 @@ proptest! {
     #[test]
     fn tensor_and_activation_figures_are_finite(model in 0usize..8, t in 0u32..1024, tokens in prop_oneof![0.0f64..1e5, 0.0f64..1e9],
                                                  sp in any::<bool>(), mode in 0usize..3, p in 0u32..512, m in 0u32..4096,
-                                                 flash in any::<bool>(), schedule in schedule(), chunks in 0u32..64, fp8 in any::<bool>()) {
+                                                 flash in any::<bool>(), schedule in schedule(), chunks in 0u32..64, fp8 in any::<bool>(),
+                                                 software in 0usize..Software::ALL.len()) {
         let arch = MODELS[model].arch;
         prop_assert!(weights_per_gpu_per_layer(&arch, t).value().is_finite());
         prop_assert!(sent_per_gpu_per_layer(&arch, t, tokens).value().is_finite());
         let setup = ActivationSetup { seq: tokens, micro_batch: 1.0, tensor_parallel: t, sequence_parallel: sp, recompute: Recompute::ALL[mode],
-                                     attention: if flash { Attention::Flash } else { Attention::Standard }, fp8_inputs: fp8 };
+                                     attention: if flash { Attention::Flash } else { Attention::Standard }, fp8_inputs: fp8,
+                                     kept_share: Software::ALL[software].kept_activation_share() };
         prop_assert!(per_layer(&arch, &setup).value().is_finite());
         let stage = first_stage(&arch, &setup, p, schedule, m, chunks).value();
         prop_assert!(stage.is_finite() && stage >= 0.0);

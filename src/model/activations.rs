@@ -128,6 +128,10 @@ pub struct ActivationSetup {
     /// The linear layers keep their inputs as the FP8 casts they multiplied,
     /// 1 byte a value ([`Numerics::fp8_inputs`](super::precision::Numerics::fp8_inputs)).
     pub fp8_inputs: bool,
+    /// The share of what a layer saves inside it that the software keeps
+    /// ([`Software::kept_activation_share`](super::software::Software::kept_activation_share)):
+    /// 1 as eager PyTorch and Megatron-LM save them.
+    pub kept_share: f64,
 }
 
 impl ActivationSetup {
@@ -233,19 +237,25 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
 }
 
 /// Activation bytes one GPU keeps for one layer: Korthikanti et al. 2022,
-/// Table 2, with each term from the model's shape ([`layer_terms`]).
+/// Table 2, with each term from the model's shape ([`layer_terms`]), times
+/// the share the software keeps of what a layer saves inside it
+/// (`ActivationSetup::kept_share`); full recomputation keeps only the
+/// layer's input, which no fusion reaches.
 pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let terms = layer_terms(arch, setup);
     let t = setup.t();
-    let kept = match setup.recompute_run() {
+    let inside = match setup.recompute_run() {
         Recompute::Full => {
-            2.0 * setup.seq * setup.micro_batch * f64::from(arch.hidden) / setup.whole_divisor()
+            return Bytes(
+                2.0 * setup.seq * setup.micro_batch * f64::from(arch.hidden)
+                    / setup.whole_divisor(),
+            )
         }
         Recompute::Selective => terms.whole / setup.whole_divisor() + terms.split / t,
         Recompute::Op => op_level_kept(arch, setup).value(),
         Recompute::None => terms.whole / setup.whole_divisor() + (terms.split + terms.core) / t,
     };
-    Bytes(kept)
+    Bytes(inside * setup.kept_share)
 }
 
 /// What torchtitan's op-level selective checkpointing keeps of one layer
@@ -406,6 +416,7 @@ mod tests {
             recompute,
             attention: Attention::Standard,
             fp8_inputs: false,
+            kept_share: 1.0,
         }
     }
 
@@ -432,6 +443,7 @@ mod tests {
         recompute: Recompute::None,
         attention: Attention::Flash,
         fp8_inputs: false,
+        kept_share: 1.0,
     };
 
     /// A gated MLP keeps three f-wide tensors where GELU keeps two, grouped

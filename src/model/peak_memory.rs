@@ -213,6 +213,7 @@ mod tests {
             recompute,
             attention: Attention::Flash,
             fp8_inputs: false,
+            kept_share: 1.0,
         }
     }
 

@@ -86,7 +86,7 @@ pub const SHARED_KEYS: [(&str, &str); 14] = [
     ),
     (
         "software",
-        "the training software, which sets the defaults of the rate: `megatron` (default: Megatron-LM and NeMo, with TransformerEngine), `torchtitan` (December 2024, with torch.compile: 0.58 of the GPU's rate while computing, fitted to its measured runs, and its Float8 keeping no FP8 copies) or `deepseek` (DeepSeek-V3's: Megatron's rate, FP8 quantized online with the linear layers' inputs kept in FP8)",
+        "the training software, which sets the defaults of the rate: `megatron` (default: Megatron-LM and NeMo, with TransformerEngine), `torchtitan` (December 2024, with torch.compile: 0.58 of the GPU's rate while computing and 0.85 of the activations a layer saves, both fitted to its measured runs, and its Float8 keeping no FP8 copies), `torchtitan-eager` (the same without torch.compile: 0.50 of the GPU's rate, every activation kept) or `deepseek` (DeepSeek-V3's: Megatron's rate, FP8 quantized online with the linear layers' inputs kept in FP8)",
     ),
     (
         "flop",
@@ -555,8 +555,13 @@ mod tests {
             .find(|(key, _)| *key == "software")
             .unwrap()
             .1;
-        let share = Software::Torchtitan.busy_share().to_string();
-        assert!(software.contains(&share), "{software}");
+        for share in [
+            Software::Torchtitan.busy_share(),
+            Software::Torchtitan.kept_activation_share(),
+            Software::TorchtitanEager.busy_share(),
+        ] {
+            assert!(software.contains(&format!("{share:.2}")), "{software}");
+        }
         for option in Software::ALL {
             assert!(
                 software.contains(&format!("`{}`", option.id())),

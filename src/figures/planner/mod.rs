@@ -180,6 +180,7 @@ impl PlannerParams {
                 recompute: self.recompute,
                 attention: self.scenario.attention(),
                 fp8_inputs: self.scenario.numerics().fp8_inputs(),
+                kept_share: self.scenario.software.kept_activation_share(),
             },
             batch: self.scenario.batch,
             capacity: gpu.memory,

@@ -503,6 +503,7 @@ mod tests {
                 recompute: Recompute::None,
                 attention: crate::model::activations::Attention::Flash,
                 fp8_inputs: false,
+                kept_share: 1.0,
             },
             batch: 1024.0,
             capacity: Bytes(80e9),

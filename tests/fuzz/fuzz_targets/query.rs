@@ -65,6 +65,7 @@ fuzz_target!(|search: &str| {
             recompute,
             attention: Attention::Flash,
             fp8_inputs: scenario.numerics().fp8_inputs(),
+            kept_share: scenario.software.kept_activation_share(),
         };
         for buffer in [
             loss_buffers(&arch, &setup),
