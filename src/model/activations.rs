@@ -188,8 +188,7 @@ pub struct LayerTerms {
     /// (2sbh each, sbh each in FP8) and, for a model trained with dropout,
     /// the two residual dropout masks (sbh each): 10sbh, or 8sbh without dropout.
     pub whole: f64,
-    /// Split t ways: Q (2sbh), K and V (2sb × their width each, summed over
-    /// the t GPUs: [`Architecture::kv_width_over`]), the output
+    /// Split t ways: Q (2sbh), K and V (2sb × their width each), the output
     /// projection's input (2sbh, and its FP8 cast, sbh) and the MLP's hidden
     /// values: a GELU MLP keeps its activation's input and output (2 × 2sbf);
     /// a gated one the gate's and the up projection's outputs and their
@@ -208,7 +207,7 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
     let h = f64::from(arch.hidden);
     let a = f64::from(arch.heads);
     let f = f64::from(arch.ffn);
-    let kv = arch.kv_width_over(setup.tensor_parallel);
+    let kv = arch.kv_heads_width();
     // Bytes a value of a linear layer's input that no other kernel keeps.
     let input = if setup.fp8_inputs {
         1.0
@@ -280,7 +279,7 @@ pub fn op_level_kept(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
         f64::from(arch.heads),
     );
     let t = setup.t();
-    let kv = arch.kv_width_over(setup.tensor_parallel);
+    let kv = arch.kv_heads_width();
     // The gate's output for each expert a token is routed to (the first
     // projection of a GELU MLP).
     let gate = f * arch.experts_used();

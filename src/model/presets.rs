@@ -358,45 +358,6 @@ impl Architecture {
     pub fn kv_heads_width(&self) -> f64 {
         self.kv_width()
     }
-
-    /// The key and value width summed over the t GPUs of a tensor group:
-    /// kv_heads × head dimension while t divides the kv heads; past them,
-    /// each GPU keeps one head of its own, t × head dimension. Megatron-LM
-    /// takes a query-group count that is a multiple or a divisor of t
-    /// (`num_query_groups ... must be a multiple or divisor of
-    /// tensor_model_parallel_size`, `TransformerConfig`), replicating the
-    /// groups over the GPUs that share one when t is the larger.
-    pub fn kv_width_over(&self, t: u32) -> f64 {
-        self.kv_width() * self.kv_replicas(t)
-    }
-
-    /// The GPUs of a tensor group of t that keep each key-value head: 1, or
-    /// t / kv_heads past them (multi-head latent attention's compressed
-    /// keys are no such heads: 1).
-    fn kv_replicas(&self, t: u32) -> f64 {
-        if self.mla.is_some() {
-            return 1.0;
-        }
-        (f64::from(t.max(1)) / f64::from(self.kv_heads.max(1))).max(1.0)
-    }
-
-    /// The key and value projections' parameters one of t GPUs keeps beyond
-    /// its 1/t of a layer, where t passes the kv heads: a whole head's, h ×
-    /// 2d_head (with its biases, 2d_head), less the 1/t share counted with
-    /// the rest, 2(h + 1)·kv width·(replicas − 1)/t.
-    pub fn kv_replicated_params(&self, t: u32) -> f64 {
-        let bias = if self.biases { 1.0 } else { 0.0 };
-        2.0 * (self.h() + bias) * self.kv_width() * (self.kv_replicas(t) - 1.0)
-            / f64::from(t.max(1))
-    }
-
-    /// Whether t tensor-parallel GPUs can split the attention as Megatron-LM
-    /// requires: t divides the heads, and the kv heads divide t or t them.
-    pub fn splits_attention(&self, t: u32) -> bool {
-        let t = t.max(1);
-        let kv = self.kv_heads.max(1);
-        self.heads.is_multiple_of(t) && (kv.is_multiple_of(t) || t.is_multiple_of(kv))
-    }
 }
 
 /// A named model preset.

@@ -5,8 +5,7 @@
 //! data-parallel traffic the backward pass does not hide).
 //!
 //! The candidates (after Narayanan et al. 2021, section 3.3, on how the
-//! degrees interact): t splits the attention as Megatron-LM requires (it
-//! divides the heads; the kv heads divide it or it them) and fits in a node; p
+//! degrees interact): t divides the attention heads and fits in a node; p
 //! divides the layers or leaves the end stages one layer short each; cp (for long sequences) and ep (for a mixture of
 //! experts, dividing the experts, with the reader's etp × ep dividing t·cp·d) from 1, 2, 4, 8; d = N/(t·p·cp), with the
 //! global batch a multiple of d × the micro-batch; ZeRO stage 0 to 3 over
@@ -188,7 +187,7 @@ pub fn search(base: &Plan) -> SearchResult {
     let batch = base.batch as u32;
     for t in [1, 2, 4, 8, 16]
         .into_iter()
-        .filter(|&t| arch.splits_attention(t))
+        .filter(|&t| arch.heads.is_multiple_of(t))
     {
         for p in (1..=arch.layers).filter(|&p| stages_balance(arch.layers, p)) {
             for &cp in contexts {

@@ -16,23 +16,15 @@ use super::units::{Bytes, BytesPerSecond, Count, Flop, FlopPerSecond, Seconds};
 /// divisors of an 8-GPU node, so that a tensor group stays on its fast links.
 pub const DEGREES: &[&str] = &["1", "2", "4", "8"];
 
-/// The planner's tensor-parallel degrees: a node's, and 16 and 32, which
-/// measured runs take past the kv heads; on 8-GPU nodes they cross the
-/// network, within an NVL72 rack they stay on NVLink.
-pub const WIDE_DEGREES: &[&str] = &["1", "2", "4", "8", "16", "32"];
-
 /// All-reduces per layer per training step: 2 forward + 2 backward.
 pub const ALLREDUCES_PER_LAYER: f64 = 4.0;
 
 /// Weights one of `t` GPUs holds for one layer: its 1/t of every matrix (and
-/// of the column-split biases), plus the norms every GPU keeps whole and,
-/// past the kv heads, its own key-value head
-/// ([`Architecture::kv_replicated_params`]).
+/// of the column-split biases), plus the norms every GPU keeps whole.
 pub fn weights_per_gpu_per_layer(arch: &Architecture, t: u32) -> Count {
+    let t = f64::from(t.max(1));
     let split = arch.layer_params() - arch.layer_replicated_params();
-    Count(
-        split / f64::from(t.max(1)) + arch.layer_replicated_params() + arch.kv_replicated_params(t),
-    )
+    Count(split / t + arch.layer_replicated_params())
 }
 
 /// Bytes each of `t` GPUs sends per layer per step for `tokens` tokens

@@ -348,36 +348,6 @@ test('Mixtral in the planner: all and active parameters, and the experts\' all-t
   await close();
 });
 
-// Tensor parallelism past the key-value heads (issue 51): Llama 3 8B's 8
-// key-value heads on t 16, as Megatron-LM replicates them. Counted from its
-// configuration (32 layers, h 4,096, f 14,336, 8 heads of 128 for K and V,
-// vocabulary 128,256): at t 8 a GPU keeps 2hV/8 + 32(2h² + 2h·1,024 +
-// 3hf)/8 + 32 × 2h + h = 1,004,015,616 parameters; at t 16 its 1/16 of the
-// rest and a whole head's K and V, 2h × 128 a layer: 518,918,144.
-test('the planner\'s tensor degree past the key-value heads: each GPU keeps a head of its own', async () => {
-  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=llama3-8b&params=8030261248&gpu=h100-sxm&gpus=16&tp=8&batch=16`);
-  await ready(page);
-  const before = await readouts(page);
-  assert.equal(before.weights.value, 2 * 1004015616);
-  await page.locator('fieldset[data-param="tp"] label', { hasText: /^16$/ }).click();
-  await urlMatching(page, /tp=16/);
-  const after = await readouts(page);
-  assert.equal(after.weights.value, 2 * 518918144);
-  // Sixteen GPUs of 8-GPU nodes: the tensor group now crosses the network, and the step is longer.
-  assert.ok(after['network-traffic-per-step'].value > before['network-traffic-per-step'].value);
-  assert.ok(after['step-time'].value > before['step-time'].value);
-  assert.equal(after.params.value, before.params.value, 'the model is unchanged');
-  // 3 key-value heads neither divide 16 nor are divided by it: Megatron-LM's refusal, in its words.
-  await open(app.browser, `${app.server.base}?fig=planner&model=llama3-8b&heads=16&kv-heads=3&hidden=1024&gpus=16&tp=16`).then(async (other) => {
-    await ready(other.page);
-    assert.match(await other.page.locator('body').textContent(), /num_query_groups \(3\) must be a multiple or divisor of tensor_model_parallel_size \(16\)/);
-    assert.deepEqual(other.errors, []);
-    await other.close();
-  });
-  assert.deepEqual(errors, []);
-  await close();
-});
-
 // Issue 38's expert tensor parallelism, as a reader sets it: Mixtral on 64
 // H100s at t 2, ep 8, ZeRO-1. Its experts (32 layers × 8 × 3 × 4,096 ×
 // 14,336 = 45,097,156,608 parameters, its configuration) go from 16 ways

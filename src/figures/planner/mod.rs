@@ -249,7 +249,7 @@ fn schedule_options() -> Vec<Opt> {
 /// The expert-tensor degrees: as t (`t`, the default), or one of t's.
 fn expert_tensor_options() -> Vec<Opt> {
     let mut options = vec![("t", "As t")];
-    options.extend(plain_options(tensor::WIDE_DEGREES));
+    options.extend(plain_options(tensor::DEGREES));
     options
 }
 
@@ -318,12 +318,12 @@ impl Params for PlannerParams {
         Param::<Self>::choice(
             "tp",
             "Tensor parallel",
-            || plain_options(tensor::WIDE_DEGREES),
-            |p| number_id(tensor::WIDE_DEGREES, p.tensor),
+            || plain_options(tensor::DEGREES),
+            |p| number_id(tensor::DEGREES, p.tensor),
             |p, id| p.tensor = id.parse().unwrap_or(p.tensor),
         )
         .toggle()
-        .help("Tensor-parallel degree t. It must divide the attention heads, and the key-value heads must divide it or be a multiple of it; past the key-value heads each GPU keeps one of its own. 16 and 32 cross the network on 8-GPU nodes and stay on NVLink in an NVL72 rack."),
+        .help("Tensor-parallel degree t."),
         Param::<Self>::number(
             "Pipeline stages",
             STAGES,
@@ -383,7 +383,7 @@ impl Params for PlannerParams {
             "etp",
             "Expert tensor parallel",
             expert_tensor_options,
-            |p| p.expert_tensor.map_or("t", |etp| number_id(tensor::WIDE_DEGREES, etp)),
+            |p| p.expert_tensor.map_or("t", |etp| number_id(tensor::DEGREES, etp)),
             |p, id| p.expert_tensor = id.parse().ok(),
         )
         .toggle()

@@ -94,17 +94,6 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
                 plan.experts.max(1),
             )
         }
-        Some(LayoutProblem::AttentionDoesNotSplit { heads, kv_heads }) => {
-            let t = plan.tensor;
-            return format!(
-                "Tensor parallelism over {t} GPUs cannot split this model's attention. Megatron-LM gives each GPU \
-                 whole heads, so t must divide the {heads} heads, and whole key-value heads or a share of one, so \
-                 the {kv_heads} key-value heads must be a multiple or a divisor of t (its own words: \
-                 \"num_attention_heads ({heads}) must be a multiple of tensor_model_parallel_size ({t})\", \
-                 \"num_query_groups ({kv_heads}) must be a multiple or divisor of tensor_model_parallel_size ({t})\"): \
-                 choose another tensor degree."
-            );
-        }
         Some(LayoutProblem::DualPipeOddStages(p)) => {
             return format!(
                 "DualPipe pairs each pipeline GPU with its mirror from the other end, so it needs an even number of \

@@ -83,8 +83,6 @@ pub fn stage_share(
     let layers = f64::from(range.end - range.start) - leading;
     let expert_layer = arch.experts() * arch.expert_params();
     let whole = arch.layer_replicated_params();
-    // Past the kv heads each of the t GPUs keeps a head of its own.
-    let own_heads = arch.kv_replicated_params(split.0);
     let dense_layer = arch.expert_layer_params() - expert_layer;
     let mut outside = 0.0;
     if stage == 0 {
@@ -99,7 +97,6 @@ pub fn stage_share(
     StageShare {
         dense: (layers * ((dense_layer - whole) / t + whole)
             + leading * ((leading_layer - whole) / t + whole)
-            + (layers + leading) * own_heads
             + outside)
             * scale,
         experts: layers * expert_layer / experts_split * scale,

@@ -114,36 +114,24 @@ impl Plan {
         let recompute_run = setup.recompute_run();
         let recompute_token = recompute_flop_per_token(recompute_run, &self.arch, seq);
         let model_flop = model_token * step_tokens;
-        // Passes over a layer's matrices a step: forward, two backward, and
-        // the forward again under full recomputation.
-        let passes = if recompute_run == Recompute::Full {
-            4.0
-        } else {
-            3.0
-        };
         // The routed experts' arithmetic, padded to capacity or waiting for
-        // the busiest expert (`Routing`), beyond an even split's; and past
-        // the kv heads, each GPU's projection of its own key-value head,
-        // the same products on t/kv GPUs (`Architecture::kv_replicated_params`).
+        // the busiest expert (`Routing`), beyond an even split's.
         let routed = if self.arch.experts > 1 {
             let per_pass = 2.0
                 * f64::from(self.arch.layers)
                 * self.arch.layer_expert_params()
                 * self.arch.experts_used()
                 / self.arch.experts();
+            let passes = if recompute_run == Recompute::Full {
+                4.0
+            } else {
+                3.0
+            };
             passes * per_pass * (self.routing.pace() - 1.0) * step_tokens
         } else {
             0.0
         };
-        let own_heads = passes
-            * 2.0
-            * f64::from(self.arch.layers)
-            * self.arch.kv_replicated_params(self.tensor)
-            * f64::from(self.tensor.max(1))
-            * step_tokens;
-        // Work the GPUs do beyond the model's FLOP and its recomputation.
-        let duplicated = routed + own_heads;
-        let hardware_flop = model_flop + recompute_token * step_tokens + duplicated;
+        let hardware_flop = model_flop + recompute_token * step_tokens + routed;
         // FP8 runs the layers' matrix multiplies faster (`precision.rs`):
         // the arithmetic takes this share of its BF16 time.
         let fp8_share = self.numerics.time_share(
@@ -177,7 +165,7 @@ impl Plan {
         let breakdown_at = |sustained: f64| {
             let sustained = sustained.max(f64::MIN_POSITIVE) / fp8_share;
             // The model's FLOP and the experts' padding or wait, not recomputation.
-            let compute = (model_flop + duplicated) * pace / sustained;
+            let compute = (model_flop + routed) * pace / sustained;
             let recompute = hardware_flop * pace / sustained - compute;
             let exchange = exchange(compute + recompute);
             let critical = seconds(Group::Tensor) + exchange;

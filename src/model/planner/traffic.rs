@@ -206,7 +206,7 @@ impl Plan {
         };
         let context_traffic = context_ring_sent(
             tokens * f64::from(cp),
-            self.arch.kv_width_over(t) / f64::from(t),
+            self.arch.kv_heads_width() / f64::from(t),
             cp,
         ) * per_stage;
         let links = &self.links;
