@@ -99,7 +99,9 @@ impl Software {
     /// TransformerEngine's to MLPerf Training v4.0's two GPT-3 runs and
     /// Megatron-Bridge's Llama 3 70B and 405B; torchao's Float8 to
     /// torchtitan's FP8 rows, which all ran with torch.compile: without it
-    /// no row measures Float8, and the compiled share stands in.
+    /// no row measures Float8, and the compiled share stands in, likely
+    /// above what eager Float8 gets (torchtitan's `float8.py` means it to
+    /// run under torch.compile).
     pub fn fp8_gain_share(self) -> f64 {
         match self {
             Self::Megatron | Self::DeepSeek => MEGATRON_FP8_GAIN_SHARE,
@@ -120,17 +122,21 @@ impl Software {
         matches!(self, Self::Megatron)
     }
 
-    /// The share of a layer's saved activations, as the planner counts them
-    /// for eager PyTorch (`activations.rs`), that the software keeps: 1 but
-    /// under torch.compile, whose fused kernels keep fewer of an
-    /// operation's intermediate values for the backward pass. torchtitan's
-    /// table measures it in pairs, the same run with and without the
-    /// compiler (Llama 3.1 8B on 8 H100s: 82.4 GiB eager, 77.0 compiled; on
-    /// 128: 67.0 and 62.0); which values the fusions drop it does not say,
-    /// so the share is fitted to the pairs (`tests/measured_runs.rs`,
-    /// `the_compilers_saving_is_fitted_to_the_pairs`), and kept to what
-    /// a layer saves inside it: full recomputation's checkpointed input,
-    /// the layer's boundary, stays whole.
+    /// The share of a layer's activations, as the planner counts them for
+    /// eager PyTorch (`activations.rs`), that the software's run costs: 1
+    /// but under torch.compile. torchtitan's table measures the compiler's
+    /// saving in pairs, the same run with and without it (Llama 3.1 8B on 8
+    /// H100s: 82.4 GiB eager, 77.0 compiled; on 128: 67.0 and 62.0), and
+    /// does not say where it comes from. Not from the tensors its op-level
+    /// checkpointing marks to save: PyTorch's partitioner may not drop
+    /// those (`should_ban_recomputation`, `torch/_functorch/partitioners.py`),
+    /// so most likely from the fused kernels' fewer temporaries in the
+    /// backward pass and what the allocator caches around them. The share
+    /// is a fit to the pairs, stated as such (`tests/measured_runs.rs`,
+    /// `the_compilers_saving_is_fitted_to_the_pairs`), and laid on the
+    /// activations only because they scale with the same tokens and layers;
+    /// under full recomputation, where a layer keeps only its input, it is
+    /// not applied (no pair measures it).
     pub fn kept_activation_share(self) -> f64 {
         match self {
             Self::Torchtitan => COMPILED_ACTIVATION_SHARE,
