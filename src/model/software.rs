@@ -134,9 +134,11 @@ impl Software {
     /// backward pass and what the allocator caches around them. The share
     /// is a fit to the pairs, stated as such (`tests/measured_runs.rs`,
     /// `the_compilers_saving_is_fitted_to_the_pairs`), and laid on the
-    /// activations only because they scale with the same tokens and layers;
-    /// under full recomputation, where a layer keeps only its input, it is
-    /// not applied (no pair measures it).
+    /// activations only because they scale with the same tokens and layers.
+    /// Under full recomputation a layer keeps only its input, and the share
+    /// is not laid on it; the layer recomputed whole in its backward pass
+    /// (`peak_memory::recomputed_layer`) takes it, though no pair measures
+    /// that case.
     pub fn kept_activation_share(self) -> f64 {
         match self {
             Self::Torchtitan => COMPILED_ACTIVATION_SHARE,
