@@ -13,20 +13,22 @@ use parallax::model::query::Query;
 use parallax::model::software::Software;
 use parallax::model::units::Bytes;
 
-/// The plan a row's query gives; the query must read without a notice.
-fn plan(run: &MeasuredRun) -> Plan {
+/// The planner's settings a row's query gives; the query must read without a notice.
+fn params(run: &MeasuredRun) -> PlannerParams {
     let mut notices = Vec::new();
     let params = PlannerParams::from_query(&Query::parse(run.query), &mut notices);
     assert!(notices.is_empty(), "{}: {notices:?}", run.name);
-    params.plan()
+    params
+}
+
+/// The plan a row's query gives.
+fn plan(run: &MeasuredRun) -> Plan {
+    params(run).plan()
 }
 
 /// The software a row runs on.
 fn software(run: &MeasuredRun) -> Software {
-    let mut notices = Vec::new();
-    PlannerParams::from_query(&Query::parse(run.query), &mut notices)
-        .scenario
-        .software
+    params(run).scenario.software
 }
 
 /// Our tokens a second over the row's, at its software's rate while busy

@@ -128,9 +128,10 @@ pub struct ActivationSetup {
     /// The linear layers keep their inputs as the FP8 casts they multiplied,
     /// 1 byte a value ([`Numerics::fp8_inputs`](super::precision::Numerics::fp8_inputs)).
     pub fp8_inputs: bool,
-    /// The share of what a layer saves inside it that the software keeps
+    /// The share of a layer's counted activations that the software's run
+    /// costs, a fit to measured pairs
     /// ([`Software::kept_activation_share`](super::software::Software::kept_activation_share)):
-    /// 1 as eager PyTorch and Megatron-LM save them.
+    /// 1 as eager PyTorch and Megatron-LM run.
     pub kept_share: f64,
 }
 
@@ -238,9 +239,8 @@ pub fn layer_terms(arch: &Architecture, setup: &ActivationSetup) -> LayerTerms {
 
 /// Activation bytes one GPU keeps for one layer: Korthikanti et al. 2022,
 /// Table 2, with each term from the model's shape ([`layer_terms`]), times
-/// the share the software keeps of what a layer saves inside it
-/// (`ActivationSetup::kept_share`); full recomputation keeps only the
-/// layer's input, which no fusion reaches.
+/// the software's fitted share (`ActivationSetup::kept_share`); full
+/// recomputation's kept layer input is left whole.
 pub fn per_layer(arch: &Architecture, setup: &ActivationSetup) -> Bytes {
     let terms = layer_terms(arch, setup);
     let t = setup.t();
