@@ -289,7 +289,7 @@ reports it, without the CUDA context and NCCL's buffers), and the tokens a secon
 the same layout. torchtitan ran them on H100s with 96 GB held to 500 W; the links open the 80 GB H100, as the cards \
 compare bytes, so a run that reserved more than its 79.6 GiB does not fit there. Ours run at torchtitan's rates, \
 fitted to these rows: its share of the H100's rate while computing, with torch.compile and without, how much of \
-FP8's gain its Float8 multiplies get, and how much less a layer keeps when compiled.";
+FP8's gain its Float8 multiplies get, and how much less memory a compiled run's activations cost.";
 
 /// The measured runs, a card each.
 fn measured_runs() -> impl IntoView {

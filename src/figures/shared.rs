@@ -218,7 +218,7 @@ pub const fn software<P: Params>() -> Param<P> {
     )
     // Four long names: a list, which a phone's width keeps whole.
     .select(None)
-    .help("Sets the share of peak while computing (replacing one set by hand) and FP8's speed, fitted to that software's measured runs (DeepSeek's takes Megatron-LM's), and what it keeps in memory: Megatron-LM keeps FP8 copies of the weights, torchtitan and DeepSeek do not; torch.compile's fused kernels keep less of what a layer saves than eager PyTorch.")
+    .help("Sets the share of peak while computing (replacing one set by hand) and FP8's speed, fitted to that software's measured runs (DeepSeek's takes Megatron-LM's), and what it keeps in memory: Megatron-LM keeps FP8 copies of the weights, torchtitan and DeepSeek do not; under torch.compile torchtitan's runs reserve less than eager ones, by a share fitted to its measured pairs.")
     .shared()
 }
 

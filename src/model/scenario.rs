@@ -86,7 +86,7 @@ pub const SHARED_KEYS: [(&str, &str); 14] = [
     ),
     (
         "software",
-        "the training software, which sets the defaults of the rate: `megatron` (default: Megatron-LM and NeMo, with TransformerEngine), `torchtitan` (December 2024, with torch.compile: 0.58 of the GPU's rate while computing and 0.85 of the activations a layer saves, both fitted to its measured runs, and its Float8 keeping no FP8 copies), `torchtitan-eager` (the same without torch.compile: 0.50 of the GPU's rate, every activation kept) or `deepseek` (DeepSeek-V3's: Megatron's rate, FP8 quantized online with the linear layers' inputs kept in FP8)",
+        "the training software, which sets the defaults of the rate: `megatron` (default: Megatron-LM and NeMo, with TransformerEngine), `torchtitan` (December 2024, with torch.compile: 0.58 of the GPU's rate while computing and 0.85 of the activations' memory, both fitted to its measured runs, and its Float8 keeping no FP8 copies), `torchtitan-eager` (the same without torch.compile: 0.50 of the GPU's rate, every activation kept) or `deepseek` (DeepSeek-V3's: Megatron's rate, FP8 quantized online with the linear layers' inputs kept in FP8)",
     ),
     (
         "flop",
