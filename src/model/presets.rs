@@ -358,6 +358,26 @@ impl Architecture {
     pub fn kv_heads_width(&self) -> f64 {
         self.kv_width()
     }
+
+    /// Whether t tensor-parallel GPUs can split the attention as Megatron-LM
+    /// requires (`TransformerConfig.__post_init__`,
+    /// `megatron/core/transformer/transformer_config.py`): both of its rules.
+    pub fn splits_attention(&self, t: u32) -> bool {
+        self.splits_heads(t) && self.splits_kv_heads(t)
+    }
+
+    /// Megatron-LM's first rule: t divides the attention heads.
+    pub fn splits_heads(&self, t: u32) -> bool {
+        self.heads.is_multiple_of(t.max(1))
+    }
+
+    /// Megatron-LM's second rule: the key-value heads are a multiple or a
+    /// divisor of t. Multi-head latent attention's compressed keys are not
+    /// split by heads, so it holds for them at any t.
+    pub fn splits_kv_heads(&self, t: u32) -> bool {
+        let (t, kv) = (t.max(1), self.kv_heads.max(1));
+        self.mla.is_some() || kv.is_multiple_of(t) || t.is_multiple_of(kv)
+    }
 }
 
 /// A named model preset.

@@ -5,7 +5,10 @@
 //! data-parallel traffic the backward pass does not hide).
 //!
 //! The candidates (after Narayanan et al. 2021, section 3.3, on how the
-//! degrees interact): t divides the attention heads and fits in a node; p
+//! degrees interact): t splits the attention as Megatron-LM requires (it
+//! divides the heads; the key-value heads divide it or it them,
+//! [`Architecture::splits_attention`](crate::model::presets::Architecture::splits_attention))
+//! and fits in a node; p
 //! divides the layers or leaves the end stages one layer short each; cp (for long sequences) and ep (for a mixture of
 //! experts, dividing the experts, with the reader's etp × ep dividing t·cp·d) from 1, 2, 4, 8; d = N/(t·p·cp), with the
 //! global batch a multiple of d × the micro-batch; ZeRO stage 0 to 3 over
@@ -187,7 +190,7 @@ pub fn search(base: &Plan) -> SearchResult {
     let batch = base.batch as u32;
     for t in [1, 2, 4, 8, 16]
         .into_iter()
-        .filter(|&t| arch.heads.is_multiple_of(t))
+        .filter(|&t| arch.splits_attention(t))
     {
         for p in (1..=arch.layers).filter(|&p| stages_balance(arch.layers, p)) {
             for &cp in contexts {

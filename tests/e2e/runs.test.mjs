@@ -348,6 +348,32 @@ test('Mixtral in the planner: all and active parameters, and the experts\' all-t
   await close();
 });
 
+// Megatron-LM's two rules for splitting attention over t GPUs
+// (TransformerConfig): t divides the heads, and the key-value heads are a
+// multiple or a divisor of t. 16 heads in 3 groups split on t 1; on t 4 the
+// heads split but 3 groups do not, and the planner refuses in its words.
+test('a tensor degree that cannot split the attention is refused in Megatron-LM\'s words, and the state is unchanged', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=llama3-8b&heads=16&kv-heads=3&hidden=1024&gpus=8&tp=1`);
+  await ready(page);
+  const before = await readouts(page);
+  assert.equal(before.fits.value, 1);
+  await page.locator('fieldset[data-param="tp"] label', { hasText: /^4$/ }).click();
+  await urlMatching(page, /tp=4/);
+  const verdict = page.locator('.fig-planner__verdict');
+  assert.match(await verdict.textContent(), /^Tensor parallelism over 4 GPUs cannot split this model's attention/);
+  assert.match(await verdict.textContent(), /"num_query_groups \(3\) must be a multiple or divisor of tensor_model_parallel_size \(4\)"/);
+  assert.doesNotMatch(await verdict.textContent(), /num_attention_heads/, '4 divides 16: that rule holds');
+  const after = await readouts(page);
+  assert.equal(after.fits.value, 0);
+  assert.equal(after.params.value, before.params.value, 'the model is unchanged');
+  // Back to t 1, the default, which leaves the address: it fits again.
+  await page.locator('fieldset[data-param="tp"] label', { hasText: /^1$/ }).click();
+  await urlMatching(page, /^(?!.*tp=)/);
+  assert.equal((await readouts(page)).fits.value, 1);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 // Issue 38's expert tensor parallelism, as a reader sets it: Mixtral on 64
 // H100s at t 2, ep 8, ZeRO-1. Its experts (32 layers × 8 × 3 × 4,096 ×
 // 14,336 = 45,097,156,608 parameters, its configuration) go from 16 ways

@@ -63,6 +63,31 @@ pub fn peak_stage(plan: &Plan, estimate: &PlanEstimate) -> String {
     }
 }
 
+/// Why t GPUs cannot split the attention, with Megatron-LM's own message for
+/// each rule the model breaks (`TransformerConfig.__post_init__`): each GPU
+/// takes whole heads, and whole key-value heads or an equal share of one.
+fn attention_does_not_split(plan: &Plan, heads: u32, kv_heads: u32) -> String {
+    let t = plan.tensor;
+    let mut broken = Vec::new();
+    if !plan.arch.splits_heads(t) {
+        broken.push(format!(
+            "t must divide the {heads} attention heads (\"num_attention_heads ({heads}) must be a multiple of \
+             tensor_model_parallel_size ({t})\")"
+        ));
+    }
+    if !plan.arch.splits_kv_heads(t) {
+        broken.push(format!(
+            "the {kv_heads} key-value heads must be a multiple or a divisor of t (\"num_query_groups ({kv_heads}) \
+             must be a multiple or divisor of tensor_model_parallel_size ({t})\")"
+        ));
+    }
+    format!(
+        "Tensor parallelism over {t} GPUs cannot split this model's attention: Megatron-LM gives each GPU whole \
+         heads, so {}. Choose a tensor degree that splits them.",
+        broken.join(", and ")
+    )
+}
+
 /// Both verdicts in words, with the smallest single changes that fit.
 pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
     // Amounts in GB, as the readouts write them, against the memory in GB too: "85.9 GB (80 GiB)".
@@ -93,6 +118,9 @@ pub(super) fn verdict(plan: &Plan, estimate: &PlanEstimate) -> String {
                 plan.expert_tensor(),
                 plan.experts.max(1),
             )
+        }
+        Some(LayoutProblem::AttentionDoesNotSplit { heads, kv_heads }) => {
+            return attention_does_not_split(plan, heads, kv_heads);
         }
         Some(LayoutProblem::DualPipeOddStages(p)) => {
             return format!(

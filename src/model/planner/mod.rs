@@ -144,6 +144,9 @@ pub enum LayoutProblem {
     ExpertsDoNotDivide { grid: u32, stage_gpus: u32 },
     /// DualPipe pairs each stage with its mirror: it needs an even p.
     DualPipeOddStages(u32),
+    /// t does not split the attention as Megatron-LM requires
+    /// ([`Architecture::splits_attention`](crate::model::presets::Architecture::splits_attention)).
+    AttentionDoesNotSplit { heads: u32, kv_heads: u32 },
 }
 /// One GPU's memory, traffic and time under a plan.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -269,6 +272,12 @@ impl Plan {
         }
         if self.schedule == Schedule::DualPipe && !self.pipeline.max(1).is_multiple_of(2) {
             return Some(LayoutProblem::DualPipeOddStages(self.pipeline.max(1)));
+        }
+        if !self.arch.splits_attention(self.tensor) {
+            return Some(LayoutProblem::AttentionDoesNotSplit {
+                heads: self.arch.heads,
+                kv_heads: self.arch.kv_heads,
+            });
         }
         let grid = self.expert_tensor() * self.experts.max(1);
         let stage_gpus = self.tensor.max(1) * self.context.max(1) * self.data_parallel();
