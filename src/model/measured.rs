@@ -61,7 +61,7 @@ K/V gradients in FP32 with a wait at every step, and overlaps only its first, lo
 /// policy (`recompute=op`).
 pub const MEASURED: [MeasuredRun; 17] = [
     MeasuredRun {
-        name: "Llama 3.1 8B, FSDP 8",
+        name: "Llama 3.1 8B, FSDP 8, no torch.compile",
         source: TORCHTITAN,
         query: "model=llama3-8b&gpu=h100-sxm&gpus=8&stage=3&batch=16&micro-batch=2&recompute=op&software=torchtitan-eager&flop=6nd-attn",
         reserved_gib: 82.4,
@@ -91,7 +91,7 @@ pub const MEASURED: [MeasuredRun; 17] = [
         speed_gap: "",
     },
     MeasuredRun {
-        name: "Llama 3.1 8B, FSDP 128",
+        name: "Llama 3.1 8B, FSDP 128, no torch.compile",
         source: TORCHTITAN,
         query: "model=llama3-8b&gpu=h100-sxm&gpus=128&stage=3&batch=256&micro-batch=2&recompute=op&software=torchtitan-eager&flop=6nd-attn",
         reserved_gib: 67.0,
