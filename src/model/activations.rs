@@ -155,7 +155,7 @@ impl ActivationSetup {
     }
 
     /// What tensor parallelism leaves whole is split too when sequence parallelism is on.
-    fn whole_divisor(&self) -> f64 {
+    pub(crate) fn whole_divisor(&self) -> f64 {
         if self.sequence_parallel {
             self.t()
         } else {

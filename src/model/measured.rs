@@ -177,7 +177,7 @@ pub const MEASURED: [MeasuredRun; 17] = [
         reserved_gib: 82.5,
         tokens_per_gpu_per_second: 100.0,
         left_out: "asynchronous tensor parallelism",
-        memory_gap: "torch's pipelining of December 2024 kept every micro-batch's output until the end of the step (on the last stage, every micro-batch's BF16 logits, about 7 GiB beyond one's) and made receive buffers for all of them, which the planner does not count (pytorch/pytorch#153383 later kept only the last stage's)",
+        memory_gap: "",
         speed_gap: "",
     },
     MeasuredRun {

@@ -33,6 +33,9 @@ pub struct Transients {
     pub sequence_gather: Bytes,
     /// The optimizer step's temporaries.
     pub optimizer: Bytes,
+    /// What the pipeline's runtime keeps between stages for the whole step
+    /// ([`pipeline_buffers`]): alive at every moment.
+    pub pipeline: Bytes,
 }
 
 /// When a GPU's memory peaks.
@@ -51,8 +54,86 @@ pub enum Moment {
 
 impl Transients {
     pub fn total(&self) -> Bytes {
-        self.loss + self.recompute + self.sharding + self.sequence_gather + self.optimizer
+        self.loss
+            + self.recompute
+            + self.sharding
+            + self.sequence_gather
+            + self.optimizer
+            + self.pipeline
     }
+}
+
+/// How a pipeline's runtime holds what passes between its stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PipelineRuntime {
+    /// Megatron-LM's schedules allocate a receive buffer as each tensor
+    /// arrives (`p2p_communication.py`), pop each output at its backward
+    /// pass and can free its data as soon as it is sent
+    /// (`deallocate_output_tensor`, `megatron/core/pipeline_parallel/schedules.py`):
+    /// nothing beyond the micro-batches in flight, which the activations count.
+    #[default]
+    Megatron,
+    /// torch's pipelining (`torch.distributed.pipelining`) as of December
+    /// 2024: each stage makes, once, a receive buffer for every
+    /// micro-batch's input and another for its output's gradient
+    /// (`_prepare_forward_infra`, `_prepare_backward_infra`: one
+    /// `_make_tensor_from_meta` a micro-batch), and appends every forward's
+    /// output to `output_chunks`, to merge the last stage's, clearing them
+    /// only as the next step begins (`clear_runtime_states`,
+    /// `torch/distributed/pipelining/stage.py`; pytorch/pytorch#153383,
+    /// May 2025, kept only the last stage's outputs).
+    Torch,
+}
+
+/// Where a GPU sits in its pipeline, for [`pipeline_buffers`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PipelineSeat {
+    /// Stages p, and micro-batches m a step.
+    pub stages: u32,
+    pub micro_batches: u32,
+    /// The model's slices this GPU holds: v under the interleaved schedule, else 1.
+    pub chunks: u32,
+    /// It holds the slice that starts the model (the first GPU) or ends it (the last).
+    pub first: bool,
+    pub last: bool,
+    /// Slices' micro-batches in flight at its peak, whose inputs the
+    /// activations already count.
+    pub in_flight: f64,
+}
+
+/// Bytes a GPU keeps for what passes between pipeline stages, under
+/// `runtime`, once all m micro-batches have run forward (nothing without a
+/// pipeline, or under Megatron-LM's). Under torch's, for each slice and
+/// micro-batch: a receive buffer for its input (but on the slice that
+/// starts the model, and less the inputs in flight, which are the
+/// activations' own), one for its output's gradient (but on the slice that
+/// ends the model), and the output itself. An input, an output and a
+/// gradient between stages are a hidden state, 2sbh bytes in BF16, split t
+/// ways under sequence parallelism (torchtitan's tensor parallelism leaves
+/// a block's output sharded along the sequence, `output_layouts=Shard(1)`);
+/// the output of the slice that ends the model is the output layer's BF16
+/// logits, 2sbV/t (the vocabulary split t ways by its loss parallelism).
+pub fn pipeline_buffers(
+    arch: &Architecture,
+    setup: &ActivationSetup,
+    runtime: PipelineRuntime,
+    seat: PipelineSeat,
+) -> Bytes {
+    if runtime == PipelineRuntime::Megatron || seat.stages <= 1 {
+        return Bytes(0.0);
+    }
+    let tokens = setup.seq * setup.micro_batch;
+    let hidden = 2.0 * tokens * f64::from(arch.hidden) / setup.whole_divisor();
+    let logits = 2.0 * tokens * f64::from(arch.vocab) / f64::from(setup.tensor_parallel.max(1));
+    let (m, slices) = (
+        f64::from(seat.micro_batches.max(1)),
+        f64::from(seat.chunks.max(1)),
+    );
+    let end = |at_the_end: bool| if at_the_end { 1.0 } else { 0.0 };
+    let inputs = ((slices - end(seat.first)) * m - seat.in_flight).max(0.0);
+    let gradients = (slices - end(seat.last)) * m;
+    let outputs = (slices - end(seat.last)) * m * hidden + end(seat.last) * m * logits;
+    Bytes((inputs + gradients) * hidden + outputs)
 }
 
 /// The loss's buffers at its busiest moment, its backward pass, beyond the
@@ -215,6 +296,53 @@ mod tests {
             fp8_inputs: false,
             kept_share: 1.0,
         }
+    }
+
+    /// torchtitan's Llama 3.1 405B row on 8 stages, 1F1B, 8 micro-batches
+    /// of 4 sequences of 8,192 over t = 8 with sequence parallelism: a
+    /// hidden state between stages is 2 × 32,768 × 16,384 / 8 =
+    /// 134,217,728 bytes, the logits 2 × 32,768 × 128,256 / 8 =
+    /// 1,050,673,152. Stage 1 holds 7 micro-batches in flight: one input
+    /// buffer beyond theirs, 8 gradient buffers and 8 outputs, 17 hidden
+    /// states. The last stage, one in flight: 7 input buffers, no
+    /// gradient's, and 8 micro-batches' logits.
+    #[test]
+    fn torchs_pipeline_keeps_a_buffer_a_micro_batch() {
+        let arch = model_preset("llama3-405b").unwrap().arch;
+        let setup = setup(8, true, Recompute::Full, 8192.0, 4.0);
+        let seat = |first, last, in_flight| PipelineSeat {
+            stages: 8,
+            micro_batches: 8,
+            chunks: 1,
+            first,
+            last,
+            in_flight,
+        };
+        let hidden = 134_217_728.0;
+        let torch = |seat| pipeline_buffers(&arch, &setup, PipelineRuntime::Torch, seat).value();
+        assert_eq!(torch(seat(false, false, 7.0)), 17.0 * hidden);
+        assert_eq!(
+            torch(seat(false, true, 1.0)),
+            7.0 * hidden + 8.0 * 1_050_673_152.0
+        );
+        // The first stage receives no input: 8 gradients and 8 outputs.
+        assert_eq!(torch(seat(true, false, 8.0)), 16.0 * hidden);
+        // Megatron-LM's schedules keep none of it, and one stage is no pipeline.
+        let megatron = pipeline_buffers(
+            &arch,
+            &setup,
+            PipelineRuntime::Megatron,
+            seat(false, false, 7.0),
+        );
+        assert_eq!(megatron.value(), 0.0);
+        let alone = PipelineSeat {
+            stages: 1,
+            ..seat(true, true, 1.0)
+        };
+        assert_eq!(
+            pipeline_buffers(&arch, &setup, PipelineRuntime::Torch, alone).value(),
+            0.0
+        );
     }
 
     /// Llama 3 70B's loss at torchtitan's local batch of 16 sequences of

@@ -13,6 +13,7 @@
 //! the fits and show every run's residual.
 
 use super::choice::Choice;
+use super::peak_memory::PipelineRuntime;
 
 /// A training framework, as far as the planner's rate can tell them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -120,6 +121,18 @@ impl Software {
     /// (the report does not say).
     pub fn keeps_fp8_weights(self) -> bool {
         matches!(self, Self::Megatron)
+    }
+
+    /// Whose pipeline runtime it runs ([`PipelineRuntime`]): torchtitan
+    /// pipelines with torch's own (`torch.distributed.pipelining`), which
+    /// as of its December 2024 benchmark made a receive buffer for every
+    /// micro-batch and kept every stage's outputs for the whole step;
+    /// DeepSeek's DualPipe, we assume, holds no more than Megatron-LM's.
+    pub fn pipeline_runtime(self) -> PipelineRuntime {
+        match self {
+            Self::Torchtitan | Self::TorchtitanEager => PipelineRuntime::Torch,
+            Self::Megatron | Self::DeepSeek => PipelineRuntime::Megatron,
+        }
     }
 
     /// The share of a layer's activations, as the planner counts them for

@@ -182,6 +182,7 @@ impl PlannerParams {
                 fp8_inputs: self.scenario.numerics().fp8_inputs(),
                 kept_share: self.scenario.software.kept_activation_share(),
             },
+            pipeline_runtime: self.scenario.software.pipeline_runtime(),
             batch: self.scenario.batch,
             capacity: gpu.memory,
             reserve: Bytes(self.reserve * 1e9),

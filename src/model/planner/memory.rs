@@ -15,15 +15,15 @@
 
 use super::Plan;
 use crate::model::activations::{
-    loss_log_probabilities, stage_activations, ActivationSetup, Recompute,
+    in_flight_at, loss_log_probabilities, stage_activations, ActivationSetup, Recompute,
 };
 use crate::model::memory::{BytesPerParam, TrainingState, ZeroStage};
 use crate::model::peak_memory::{
-    loss_buffers, optimizer_temporaries, outside_allocator, recomputed_layer,
+    loss_buffers, optimizer_temporaries, outside_allocator, pipeline_buffers, recomputed_layer,
     reserved_by_allocator, sequence_gather, sharding_at_the_loss, sharding_in_a_layer, Moment,
-    Transients,
+    PipelineSeat, Transients,
 };
-use crate::model::pipeline::parameter_copies;
+use crate::model::pipeline::{parameter_copies, Schedule};
 use crate::model::presets::Architecture;
 use crate::model::units::Bytes;
 
@@ -252,7 +252,13 @@ impl Plan {
             if share.total() >= loaded.total() {
                 loaded = share;
             }
-            let this = self.peak_of(&whole_plan, &ranges, (stage, share, state), held);
+            let in_flight = in_flight_at(self.schedule, p, m, self.chunks, stage);
+            let this = self.peak_of(
+                &whole_plan,
+                &ranges,
+                (stage, share, state),
+                (held, in_flight),
+            );
             if this.needed().value() > peak.needed().value() {
                 peak = this;
             }
@@ -269,14 +275,14 @@ impl Plan {
     }
 
     /// One stage's GPU at its peak: its parameters (`share`) and their
-    /// `state`, the activations it holds (`held`) and the buffers of
-    /// `peak_memory.rs`.
+    /// `state`, the activations it holds (`held`, of `in_flight`
+    /// micro-batches of its whole stage) and the buffers of `peak_memory.rs`.
     fn peak_of(
         &self,
         plan: &WholePlan,
         ranges: &[std::ops::Range<u32>],
         (stage, share, state): (u32, StageShare, TrainingState),
-        held: Bytes,
+        (held, in_flight): (Bytes, f64),
     ) -> PeakMemory {
         let last = stage + 1 >= ranges.len() as u32;
         // The root's parameters on this GPU, and a layer's: the stage's less the root's, a layer each.
@@ -294,11 +300,28 @@ impl Plan {
             .map_or(1, |range| (range.end - range.start).max(1));
         let layer = (share.total() - root).max(0.0) / f64::from(layers);
         let bytes = plan.bytes;
+        // Kept from the end of the forward passes to the next step, so alive
+        // at each of the three moments.
+        let chunks = plan.chunks_on_a_gpu;
+        let pipeline = pipeline_buffers(
+            &self.arch,
+            &plan.setup,
+            self.pipeline_runtime,
+            PipelineSeat {
+                stages: ranges.len() as u32,
+                micro_batches: plan.micro_batches,
+                chunks,
+                first: stage == 0,
+                last,
+                in_flight: in_flight * f64::from(chunks),
+            },
+        );
         // Three moments, whichever holds the most (`peak_memory::Moment`).
         // The loss, on the last stage: every held activation and its buffers.
         let at_loss = last.then(|| Transients {
             loss: plan.loss,
             sharding: sharding_at_the_loss(self.stage, bytes, layer, root),
+            pipeline,
             ..Transients::default()
         });
         // A layer's backward pass: the loss's log-probabilities are gone.
@@ -306,6 +329,7 @@ impl Plan {
             recompute: plan.recompute,
             sharding: sharding_in_a_layer(self.stage, bytes, layer, root),
             sequence_gather: plan.sequence_gather,
+            pipeline,
             ..Transients::default()
         };
         let layer_held = if last {
@@ -323,6 +347,7 @@ impl Plan {
         let step = optimizer_temporaries(updated);
         let optimizer = Transients {
             optimizer: step,
+            pipeline,
             ..Transients::default()
         };
         let (moment, activations, transients) = [
@@ -373,6 +398,10 @@ impl Plan {
 /// parameter count's scale to the architecture's, and the buffers that
 /// depend only on the model and the micro-batch.
 struct WholePlan {
+    setup: ActivationSetup,
+    micro_batches: u32,
+    /// The model's slices a GPU holds: v under the interleaved schedule.
+    chunks_on_a_gpu: u32,
     bytes: BytesPerParam,
     shards: (u32, u32),
     scale: f64,
@@ -387,6 +416,13 @@ impl WholePlan {
     fn of(plan: &Plan, setup: ActivationSetup) -> Self {
         let arch = &plan.arch;
         Self {
+            setup,
+            micro_batches: plan.micro_batches(),
+            chunks_on_a_gpu: if plan.schedule == Schedule::Interleaved {
+                plan.chunks
+            } else {
+                parameter_copies(plan.schedule)
+            },
             bytes: plan.state_bytes(),
             shards: plan.shards(),
             scale: plan.params / arch.exact_parameter_count(),

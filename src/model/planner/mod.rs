@@ -22,6 +22,7 @@ use super::choice::Choice;
 use super::comm::{Link, Links};
 use super::compute::{FlopCount, Rate};
 use super::memory::{fits, BytesPerParam, TrainingState, ZeroStage};
+use super::peak_memory::PipelineRuntime;
 use super::pipeline::{runnable_micro_batches, stage_layers, Schedule};
 use super::precision::Numerics;
 use super::presets::Architecture;
@@ -51,6 +52,9 @@ pub struct Plan {
     /// Model chunks per GPU for the interleaved schedule.
     pub chunks: u32,
     pub activations: ActivationSetup,
+    /// What the pipeline keeps of its micro-batches' outputs, by software
+    /// ([`Software::pipeline_runtime`](crate::model::software::Software::pipeline_runtime)).
+    pub pipeline_runtime: PipelineRuntime,
     /// Global batch, in sequences.
     pub batch: f64,
     /// Memory of one GPU, as the device reports it.
@@ -514,6 +518,7 @@ mod tests {
                 fp8_inputs: false,
                 kept_share: 1.0,
             },
+            pipeline_runtime: PipelineRuntime::Megatron,
             batch: 1024.0,
             capacity: Bytes(80e9),
             reserve: DEFAULT_RESERVE,

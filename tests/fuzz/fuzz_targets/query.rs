@@ -8,8 +8,8 @@ use parallax_fuzz::model::activations::{ActivationSetup, Attention, Recompute};
 use parallax_fuzz::model::choice::Choice;
 use parallax_fuzz::model::memory::{BytesPerParam, TrainingState, ZeroStage};
 use parallax_fuzz::model::peak_memory::{
-    loss_buffers, recomputed_layer, reserved_by_allocator, sequence_gather, sharding_at_the_loss,
-    sharding_in_a_layer,
+    loss_buffers, pipeline_buffers, recomputed_layer, reserved_by_allocator, sequence_gather,
+    sharding_at_the_loss, sharding_in_a_layer, PipelineSeat,
 };
 use parallax_fuzz::model::planner::{Routing, CAPACITY_FACTOR, IMBALANCE};
 use parallax_fuzz::model::query::{to_search, Query};
@@ -67,10 +67,20 @@ fuzz_target!(|search: &str| {
             fp8_inputs: scenario.numerics().fp8_inputs(),
             kept_share: scenario.software.kept_activation_share(),
         };
+        // The last GPU of 8 stages, two slices each, under its software's runtime.
+        let seat = PipelineSeat {
+            stages: 8,
+            micro_batches: 8,
+            chunks: 2,
+            first: false,
+            last: true,
+            in_flight: 8.0,
+        };
         for buffer in [
             loss_buffers(&arch, &setup),
             recomputed_layer(&arch, &setup),
             sequence_gather(&arch, &setup),
+            pipeline_buffers(&arch, &setup, scenario.software.pipeline_runtime(), seat),
         ] {
             assert!(
                 buffer.0.is_finite() && buffer.0 >= 0.0,
