@@ -8,7 +8,7 @@
 //! (`torch.cuda.max_memory_reserved`, torchtitan's "Memory (GiB)", read
 //! from `reserved_bytes.all.peak` in `torchtitan/metrics.py`), to which
 //! `nvidia-smi` adds the CUDA context and NCCL's buffers. The peak is the
-//! busiest of three moments ([`Moment`]), each buffer counted at the moment
+//! busiest of its moments ([`Moment`]), each buffer counted at the moment
 //! it is alive, not all at once. Each buffer is
 //! sized from the framework that allocates it; the allocator's share is a
 //! factor fitted to torchtitan's measured runs (`measured.rs`).
@@ -19,7 +19,7 @@ use super::presets::Architecture;
 use super::units::Bytes;
 
 /// The buffers alive at a GPU's peak beside its state and its held
-/// activations, at the busiest of three moments ([`Moment`]): those of the
+/// activations, at the busiest of its moments ([`Moment`]): those of the
 /// other moments are 0.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Transients {
@@ -33,8 +33,8 @@ pub struct Transients {
     pub sequence_gather: Bytes,
     /// The optimizer step's temporaries.
     pub optimizer: Bytes,
-    /// What the pipeline's runtime keeps between stages for the whole step
-    /// ([`pipeline_buffers`]): alive at every moment.
+    /// What the pipeline's runtime keeps between stages at that moment
+    /// ([`pipeline_buffers`]).
     pub pipeline: Bytes,
 }
 
@@ -50,6 +50,9 @@ pub enum Moment {
     Layer,
     /// The optimizer's step: the activations gone, its temporaries made.
     OptimizerStep,
+    /// The pipeline schedule's end, under torch's pipelining: the last
+    /// stage's outputs copied into one to be returned ([`PipelineBuffers::merged`]).
+    ScheduleEnd,
 }
 
 impl Transients {
@@ -101,26 +104,47 @@ pub struct PipelineSeat {
     pub in_flight: f64,
 }
 
-/// Bytes a GPU keeps for what passes between pipeline stages, under
-/// `runtime`, once all m micro-batches have run forward (nothing without a
-/// pipeline, or under Megatron-LM's). Under torch's, for each slice and
-/// micro-batch: a receive buffer for its input (but on the slice that
-/// starts the model, and less the inputs in flight, which are the
-/// activations' own), one for its output's gradient (but on the slice that
-/// ends the model), and the output itself. An input, an output and a
-/// gradient between stages are a hidden state, 2sbh bytes in BF16, split t
-/// ways under sequence parallelism (torchtitan's tensor parallelism leaves
-/// a block's output sharded along the sequence, `output_layouts=Shard(1)`);
-/// the output of the slice that ends the model is the output layer's BF16
-/// logits, 2sbV/t (the vocabulary split t ways by its loss parallelism).
+/// What a GPU keeps for what passes between pipeline stages, under one
+/// runtime, at the moments of its peak ([`pipeline_buffers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct PipelineBuffers {
+    /// Through the backward passes, beside the activations in flight.
+    pub during: Bytes,
+    /// Once every backward pass has run: the optimizer's step.
+    pub after: Bytes,
+    /// The copy the schedule's end makes of the last stage's outputs, to
+    /// return them merged, beside `after`, before the optimizer runs.
+    pub merged: Bytes,
+}
+
+/// What a GPU keeps for what passes between pipeline stages, under
+/// `runtime` (nothing without a pipeline, or under Megatron-LM's). Under
+/// torch's, for each slice and micro-batch: a receive buffer for its input
+/// (but on the slice that starts the model) and, once its backward pass
+/// has run, that buffer's gradient, which `torch.autograd.backward` leaves
+/// on it until the next step (`stage_backward`, no `inputs=`;
+/// pytorch/pytorch#164329, October 2025, frees it); a receive buffer for
+/// its output's gradient (but on the slice that ends the model); and the
+/// output itself. Through the backward passes the inputs of the
+/// micro-batches in flight are the activations' own and their gradients
+/// are not made yet (the slices' share of those in flight that receive
+/// their input is taken as even). At the schedule's end the last stage
+/// concatenates its outputs to return them (`merge_chunks`, a
+/// `torch.cat`), which torchtitan drops at once. A hidden state between
+/// stages is 2sbh bytes in BF16, split t ways under sequence parallelism
+/// (torchtitan's tensor parallelism leaves a block's output sharded along
+/// the sequence, `output_layouts=Shard(1)`); the output of the slice that
+/// ends the model is the output layer's BF16 logits, 2sbV/t (the
+/// vocabulary split t ways by its loss parallelism; BF16 since torchtitan
+/// moved the upcast into the loss, pytorch/torchtitan#642).
 pub fn pipeline_buffers(
     arch: &Architecture,
     setup: &ActivationSetup,
     runtime: PipelineRuntime,
     seat: PipelineSeat,
-) -> Bytes {
+) -> PipelineBuffers {
     if runtime == PipelineRuntime::Megatron || seat.stages <= 1 {
-        return Bytes(0.0);
+        return PipelineBuffers::default();
     }
     let tokens = setup.seq * setup.micro_batch;
     let hidden = 2.0 * tokens * f64::from(arch.hidden) / setup.whole_divisor();
@@ -130,10 +154,16 @@ pub fn pipeline_buffers(
         f64::from(seat.chunks.max(1)),
     );
     let end = |at_the_end: bool| if at_the_end { 1.0 } else { 0.0 };
-    let inputs = ((slices - end(seat.first)) * m - seat.in_flight).max(0.0);
-    let gradients = (slices - end(seat.last)) * m;
-    let outputs = (slices - end(seat.last)) * m * hidden + end(seat.last) * m * logits;
-    Bytes((inputs + gradients) * hidden + outputs)
+    let receiving = slices - end(seat.first);
+    let in_flight = seat.in_flight * receiving / slices;
+    let always = (slices - end(seat.last)) * m * (hidden + hidden) + end(seat.last) * m * logits;
+    let inputs_and_gradients = |in_flight: f64| 2.0 * (receiving * m - in_flight).max(0.0) * hidden;
+    let after = Bytes(always + inputs_and_gradients(0.0));
+    PipelineBuffers {
+        during: Bytes(always + inputs_and_gradients(in_flight)),
+        after,
+        merged: Bytes(end(seat.last) * m * logits),
+    }
 }
 
 /// The loss's buffers at its busiest moment, its backward pass, beyond the
@@ -302,10 +332,12 @@ mod tests {
     /// of 4 sequences of 8,192 over t = 8 with sequence parallelism: a
     /// hidden state between stages is 2 × 32,768 × 16,384 / 8 =
     /// 134,217,728 bytes, the logits 2 × 32,768 × 128,256 / 8 =
-    /// 1,050,673,152. Stage 1 holds 7 micro-batches in flight: one input
-    /// buffer beyond theirs, 8 gradient buffers and 8 outputs, 17 hidden
-    /// states. The last stage, one in flight: 7 input buffers, no
-    /// gradient's, and 8 micro-batches' logits.
+    /// 1,050,673,152. Stage 1, 7 micro-batches in flight: 8 outputs and 8
+    /// output-gradient buffers, and one input buffer beyond those in
+    /// flight with its gradient, 18 hidden states; after the backward
+    /// passes all 8 inputs and their gradients, 32. The last stage, one in
+    /// flight: 8 micro-batches' logits, 7 inputs and their gradients; after,
+    /// 8 of each, and at the schedule's end the logits once more, merged.
     #[test]
     fn torchs_pipeline_keeps_a_buffer_a_micro_batch() {
         let arch = model_preset("llama3-405b").unwrap().arch;
@@ -318,15 +350,20 @@ mod tests {
             last,
             in_flight,
         };
-        let hidden = 134_217_728.0;
-        let torch = |seat| pipeline_buffers(&arch, &setup, PipelineRuntime::Torch, seat).value();
-        assert_eq!(torch(seat(false, false, 7.0)), 17.0 * hidden);
+        let (hidden, logits) = (134_217_728.0, 1_050_673_152.0);
+        let torch = |seat| pipeline_buffers(&arch, &setup, PipelineRuntime::Torch, seat);
+        let middle = torch(seat(false, false, 7.0));
         assert_eq!(
-            torch(seat(false, true, 1.0)),
-            7.0 * hidden + 8.0 * 1_050_673_152.0
+            (middle.during.value(), middle.after.value()),
+            (18.0 * hidden, 32.0 * hidden)
         );
-        // The first stage receives no input: 8 gradients and 8 outputs.
-        assert_eq!(torch(seat(true, false, 8.0)), 16.0 * hidden);
+        assert_eq!(middle.merged.value(), 0.0);
+        let last = torch(seat(false, true, 1.0));
+        assert_eq!(last.during.value(), 8.0 * logits + 14.0 * hidden);
+        assert_eq!(last.after.value(), 8.0 * logits + 16.0 * hidden);
+        assert_eq!(last.merged.value(), 8.0 * logits);
+        // The first stage receives no input: 8 outputs and 8 gradient buffers.
+        assert_eq!(torch(seat(true, false, 8.0)).after.value(), 16.0 * hidden);
         // Megatron-LM's schedules keep none of it, and one stage is no pipeline.
         let megatron = pipeline_buffers(
             &arch,
@@ -334,15 +371,12 @@ mod tests {
             PipelineRuntime::Megatron,
             seat(false, false, 7.0),
         );
-        assert_eq!(megatron.value(), 0.0);
+        assert_eq!(megatron, PipelineBuffers::default());
         let alone = PipelineSeat {
             stages: 1,
             ..seat(true, true, 1.0)
         };
-        assert_eq!(
-            pipeline_buffers(&arch, &setup, PipelineRuntime::Torch, alone).value(),
-            0.0
-        );
+        assert_eq!(torch(alone), PipelineBuffers::default());
     }
 
     /// Llama 3 70B's loss at torchtitan's local batch of 16 sequences of

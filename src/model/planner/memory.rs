@@ -300,8 +300,8 @@ impl Plan {
             .map_or(1, |range| (range.end - range.start).max(1));
         let layer = (share.total() - root).max(0.0) / f64::from(layers);
         let bytes = plan.bytes;
-        // Kept from the end of the forward passes to the next step, so alive
-        // at each of the three moments.
+        // What the pipeline's runtime keeps between stages, through the
+        // backward passes and after them.
         let chunks = plan.chunks_on_a_gpu;
         let pipeline = pipeline_buffers(
             &self.arch,
@@ -316,12 +316,12 @@ impl Plan {
                 in_flight: in_flight * f64::from(chunks),
             },
         );
-        // Three moments, whichever holds the most (`peak_memory::Moment`).
+        // Four moments, whichever holds the most (`peak_memory::Moment`).
         // The loss, on the last stage: every held activation and its buffers.
         let at_loss = last.then(|| Transients {
             loss: plan.loss,
             sharding: sharding_at_the_loss(self.stage, bytes, layer, root),
-            pipeline,
+            pipeline: pipeline.during,
             ..Transients::default()
         });
         // A layer's backward pass: the loss's log-probabilities are gone.
@@ -329,7 +329,7 @@ impl Plan {
             recompute: plan.recompute,
             sharding: sharding_in_a_layer(self.stage, bytes, layer, root),
             sequence_gather: plan.sequence_gather,
-            pipeline,
+            pipeline: pipeline.during,
             ..Transients::default()
         };
         let layer_held = if last {
@@ -347,12 +347,18 @@ impl Plan {
         let step = optimizer_temporaries(updated);
         let optimizer = Transients {
             optimizer: step,
-            pipeline,
+            pipeline: pipeline.after,
+            ..Transients::default()
+        };
+        // The schedule's end, before the optimizer: the outputs merged.
+        let schedule_end = Transients {
+            pipeline: pipeline.after + pipeline.merged,
             ..Transients::default()
         };
         let (moment, activations, transients) = [
             Some((Moment::Layer, layer_held, in_a_layer)),
             Some((Moment::OptimizerStep, Bytes(0.0), optimizer)),
+            Some((Moment::ScheduleEnd, Bytes(0.0), schedule_end)),
             at_loss.map(|at_loss| (Moment::Loss, held, at_loss)),
         ]
         .into_iter()

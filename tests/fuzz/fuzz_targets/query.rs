@@ -80,7 +80,7 @@ fuzz_target!(|search: &str| {
             loss_buffers(&arch, &setup),
             recomputed_layer(&arch, &setup),
             sequence_gather(&arch, &setup),
-            pipeline_buffers(&arch, &setup, scenario.software.pipeline_runtime(), seat),
+            pipeline_buffers(&arch, &setup, scenario.software.pipeline_runtime(), seat).after,
         ] {
             assert!(
                 buffer.0.is_finite() && buffer.0 >= 0.0,
