@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::hooks::use_scoped;
 use crate::model::activations::Recompute;
 use crate::model::choice::Choice;
+use crate::model::compare::{compare, Setting};
 use crate::model::pipeline::Schedule;
 use crate::model::planner::{Plan, StepBreakdown};
 use crate::model::search::{search, Rejection, TIED_WITHIN};
@@ -68,6 +69,8 @@ pub struct SearchData {
     pub rows: Vec<LayoutRow>,
     /// How many were set aside, and why, in words.
     pub rejected: String,
+    /// The reader's layout against the first, in words; none when nothing fits.
+    pub comparison: Option<String>,
     /// `best-*`, `layouts-tried`, `layouts-fit`.
     pub readouts: Vec<ReadoutData>,
 }
@@ -87,28 +90,103 @@ fn degrees(plan: &Plan) -> String {
     text
 }
 
+/// One setting of `plan` in words, as the table and the comparison name it.
+fn phrase(setting: Setting, plan: &Plan) -> String {
+    match setting {
+        Setting::Degrees => degrees(plan),
+        // One stage has no schedule to name (a newcomer read "1F1B" at p 1).
+        Setting::Schedule => match plan.schedule {
+            _ if plan.pipeline == 1 => "one stage".to_string(),
+            Schedule::Interleaved => format!("interleaved, {} chunks", plan.chunks),
+            other => other.label().to_string(),
+        },
+        Setting::Recompute => match plan.activations.recompute {
+            Recompute::None => "no recomputation",
+            Recompute::Selective => "selective recomputation",
+            Recompute::Op => "op-level recomputation",
+            Recompute::Full => "full recomputation",
+        }
+        .to_string(),
+        Setting::SequenceParallel => if plan.activations.sequence_parallel {
+            "sequence parallel"
+        } else {
+            "no sequence parallelism"
+        }
+        .to_string(),
+        Setting::Sharding => plan.stage.label().to_string(),
+        Setting::MicroBatch => format!("micro-batch {}", plan.activations.micro_batch),
+    }
+}
+
 fn settings(plan: &Plan) -> String {
-    // One stage has no schedule to name (a newcomer read "1F1B" at p 1).
-    let schedule = match plan.schedule {
-        _ if plan.pipeline == 1 => String::new(),
-        Schedule::Interleaved => format!(", interleaved, {} chunks", plan.chunks),
-        other => format!(", {}", other.label()),
+    let mut parts = vec![
+        phrase(Setting::Sharding, plan),
+        phrase(Setting::MicroBatch, plan),
+        phrase(Setting::Recompute, plan),
+    ];
+    if plan.activations.sequence_parallel {
+        parts.push(phrase(Setting::SequenceParallel, plan));
+    }
+    if plan.pipeline > 1 {
+        parts.push(phrase(Setting::Schedule, plan));
+    }
+    parts.join(", ")
+}
+
+/// The reader's layout against the search's first, in words: both steps,
+/// each setting they differ in with the step it gives taken alone onto the
+/// reader's, and the one that decides (`model::compare`).
+fn comparison_words(yours: &Plan, first: &Plan, first_step: f64) -> String {
+    let comparison = compare(yours, first);
+    let step = |step: Option<f64>| {
+        step.map_or_else(
+            || "does not fit or cannot run".to_string(),
+            |s| format!("{} a step", Seconds(s)),
+        )
     };
-    let recompute = match plan.activations.recompute {
-        Recompute::None => "no recomputation",
-        Recompute::Selective => "selective recomputation",
-        Recompute::Op => "op-level recomputation",
-        Recompute::Full => "full recomputation",
-    };
-    let sequence = if plan.activations.sequence_parallel {
-        ", sequence parallel"
-    } else {
-        ""
-    };
+    if comparison.changes.is_empty() {
+        return "Your layout is the first.".to_string();
+    }
+    let yours_in_words = format!("Your layout ({}, {})", degrees(yours), settings(yours));
+    if comparison
+        .yours
+        .is_some_and(|step| step <= first_step * (1.0 + TIED_WITHIN))
+    {
+        return format!(
+            "{yours_in_words}: {}, within {} of the first's {}, so tied with it: closer than this model \
+             can tell apart.",
+            step(comparison.yours),
+            Fraction(TIED_WITHIN),
+            Seconds(first_step)
+        );
+    }
+    let changes: Vec<String> = comparison
+        .changes
+        .iter()
+        .map(|change| {
+            format!(
+                "{} → {}: {}",
+                phrase(change.setting, yours),
+                phrase(change.setting, first),
+                step(change.step)
+            )
+        })
+        .collect();
+    let deciding = comparison.deciding().map_or_else(
+        || " None of them alone makes yours fit.".to_string(),
+        |change| {
+            format!(
+                " What decides is {}: the first's alone takes yours closest to the first's step.",
+                phrase(change.setting, first)
+            )
+        },
+    );
     format!(
-        "{}, micro-batch {}, {recompute}{sequence}{schedule}",
-        plan.stage.label(),
-        plan.activations.micro_batch
+        "{yours_in_words}: {}, against the first's {}. Each setting in which they differ, the first's \
+         taken alone onto yours: {}.{deciding}",
+        step(comparison.yours),
+        Seconds(first_step),
+        changes.join("; ")
     )
 }
 
@@ -222,6 +300,7 @@ pub fn search_data(base: &Plan) -> SearchData {
         .better(Better::Higher),
     ];
     SearchData {
+        comparison: best.map(|f| comparison_words(base, &f.plan, f.step())),
         rows,
         rejected,
         readouts,
@@ -272,6 +351,7 @@ pub fn LayoutTable(
     view! {
         <section class="layouts" aria-label="The best layouts">
             <p class="layouts__summary" role="status">{move || data.with(|d| d.as_ref().map(|d| d.rejected.clone()))}</p>
+            <p class="layouts__compare">{move || data.with(|d| d.as_ref().and_then(|d| d.comparison.clone()))}</p>
             // A table, so that the columns align; it scrolls sideways on a
             // phone rather than wrapping a row's numbers onto two lines.
             // "Use" beside the layout it applies, so that a phone shows it unscrolled.

@@ -8,6 +8,7 @@ pub mod activations;
 pub mod checkpoint;
 pub mod choice;
 pub mod comm;
+pub mod compare;
 pub mod compute;
 pub mod data_parallel;
 pub mod dualpipe;
