@@ -7,11 +7,12 @@ use leptos::prelude::*;
 use crate::hooks::use_scoped;
 use crate::model::activations::Recompute;
 use crate::model::choice::Choice;
-use crate::model::compare::{compare, Setting};
+use crate::model::compare::{compare, Outcome, Setting};
+use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
 use crate::model::planner::{Plan, StepBreakdown};
 use crate::model::search::{search, Rejection, TIED_WITHIN};
-use crate::model::units::{group_thousands, Fraction, Seconds};
+use crate::model::units::{group_thousands, significant, Fraction, Seconds};
 use crate::widgets::{rows, Better, ReadoutData, Unit};
 
 /// One part of the step's bar.
@@ -70,7 +71,7 @@ pub struct SearchData {
     /// How many were set aside, and why, in words.
     pub rejected: String,
     /// The reader's layout against the first, in words; none when nothing fits.
-    pub comparison: Option<String>,
+    pub comparison: Option<ComparisonWords>,
     /// `best-*`, `layouts-tried`, `layouts-fit`.
     pub readouts: Vec<ReadoutData>,
 }
@@ -108,12 +109,16 @@ fn phrase(setting: Setting, plan: &Plan) -> String {
         }
         .to_string(),
         Setting::SequenceParallel => if plan.activations.sequence_parallel {
-            "sequence parallel"
+            "sequence parallelism"
         } else {
             "no sequence parallelism"
         }
         .to_string(),
-        Setting::Sharding => plan.stage.label().to_string(),
+        // Lower case, as the other phrases, where the stage is none.
+        Setting::Sharding => match plan.stage {
+            ZeroStage::None => "no ZeRO".to_string(),
+            stage => stage.label().to_string(),
+        },
         Setting::MicroBatch => format!("micro-batch {}", plan.activations.micro_batch),
     }
 }
@@ -133,61 +138,127 @@ fn settings(plan: &Plan) -> String {
     parts.join(", ")
 }
 
-/// The reader's layout against the search's first, in words: both steps,
-/// each setting they differ in with the step it gives taken alone onto the
-/// reader's, and the one that decides (`model::compare`).
-fn comparison_words(yours: &Plan, first: &Plan, first_step: f64) -> String {
+/// The reader's layout against the search's first, in words
+/// (`model::compare`): both steps, then each setting they differ in with
+/// what it gives taken alone onto the reader's, then the one that decides.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ComparisonWords {
+    pub lead: String,
+    pub changes: Vec<String>,
+    pub verdict: String,
+}
+
+/// A step to three figures, fine enough to tell apart steps 10% apart:
+/// `28.2 s`, `1.42 min`.
+fn step_in_words(seconds: f64) -> String {
+    if seconds < Seconds::MINUTE {
+        format!("{} s", significant(seconds, 3))
+    } else {
+        format!("{} min", significant(seconds / Seconds::MINUTE, 3))
+    }
+}
+
+fn outcome_in_words(outcome: Outcome, against: Option<f64>) -> String {
+    match outcome {
+        Outcome::Runs(step) => {
+            let than = match against {
+                Some(yours) if step < yours => ", faster",
+                Some(yours) if step > yours => ", slower",
+                _ => "",
+            };
+            format!("{} a step{than}", step_in_words(step))
+        }
+        Outcome::DoesNotFit => "does not fit".to_string(),
+        Outcome::CannotRun => "cannot run".to_string(),
+    }
+}
+
+fn comparison_words(yours: &Plan, first: &Plan, first_step: f64) -> ComparisonWords {
     let comparison = compare(yours, first);
-    let step = |step: Option<f64>| {
-        step.map_or_else(
-            || "does not fit or cannot run".to_string(),
-            |s| format!("{} a step", Seconds(s)),
-        )
-    };
+    let first_in_words = step_in_words(first_step);
+    let lead = format!(
+        "Your layout, {} with {}: {}; the first: {first_in_words} a step.",
+        degrees(yours),
+        settings(yours),
+        outcome_in_words(comparison.yours, None)
+    );
     if comparison.changes.is_empty() {
-        return "Your layout is the first.".to_string();
+        return ComparisonWords {
+            lead: "Your layout is the first.".to_string(),
+            ..ComparisonWords::default()
+        };
     }
-    let yours_in_words = format!("Your layout ({}, {})", degrees(yours), settings(yours));
-    if comparison
-        .yours
-        .is_some_and(|step| step <= first_step * (1.0 + TIED_WITHIN))
-    {
-        return format!(
-            "{yours_in_words}: {}, within {} of the first's {}, so tied with it: closer than this model \
-             can tell apart.",
-            step(comparison.yours),
-            Fraction(TIED_WITHIN),
-            Seconds(first_step)
-        );
+    let your_step = comparison.yours.step();
+    if your_step.is_some_and(|step| step <= first_step * (1.0 + TIED_WITHIN)) {
+        return ComparisonWords {
+            lead,
+            changes: Vec::new(),
+            verdict: format!(
+                "Yours is within {} of the first: tied with it, closer than this model can tell apart.",
+                Fraction(TIED_WITHIN)
+            ),
+        };
     }
-    let changes: Vec<String> = comparison
+    let changes = comparison
         .changes
         .iter()
         .map(|change| {
             format!(
-                "{} → {}: {}",
-                phrase(change.setting, yours),
+                "{} instead of {}: {}",
                 phrase(change.setting, first),
-                step(change.step)
+                phrase(change.setting, yours),
+                outcome_in_words(change.outcome, your_step)
             )
         })
         .collect();
-    let deciding = comparison.deciding().map_or_else(
-        || " None of them alone makes yours fit.".to_string(),
-        |change| {
-            format!(
-                " What decides is {}: the first's alone takes yours closest to the first's step.",
-                phrase(change.setting, first)
-            )
-        },
-    );
-    format!(
-        "{yours_in_words}: {}, against the first's {}. Each setting in which they differ, the first's \
-         taken alone onto yours: {}.{deciding}",
-        step(comparison.yours),
-        Seconds(first_step),
-        changes.join("; ")
-    )
+    let verdict = match (
+        comparison.deciding(first_step, TIED_WITHIN),
+        comparison.nearest(),
+    ) {
+        (Some(change), _) => format!(
+            "The first's {} alone brings yours within {} of it: that is the setting that decides.",
+            phrase(change.setting, first),
+            Fraction(TIED_WITHIN)
+        ),
+        (None, Some(change)) => format!(
+            "No one setting closes the gap; the nearest, {}, leaves yours at {}.",
+            phrase(change.setting, first),
+            outcome_in_words(change.outcome, None)
+        ),
+        (None, None) => "No one of the first's settings alone lets yours run and fit.".to_string(),
+    };
+    // A setting slower alone can still be the first's: it may be what lets
+    // its other settings fit, or pay off only beside them.
+    let slower: Vec<String> = comparison
+        .changes
+        .iter()
+        .filter(|change| {
+            change
+                .outcome
+                .step()
+                .zip(your_step)
+                .is_some_and(|(step, yours)| step > yours)
+        })
+        .map(|change| phrase(change.setting, first))
+        .collect();
+    let verdict = if slower.is_empty() {
+        verdict
+    } else {
+        let (them, they_work) = if slower.len() == 1 {
+            ("it", "it works")
+        } else {
+            ("them", "they work")
+        };
+        format!(
+            "{verdict} Slower alone, the first takes {them} for how {they_work} with its other settings: {}.",
+            slower.join("; ")
+        )
+    };
+    ComparisonWords {
+        lead,
+        changes,
+        verdict,
+    }
 }
 
 /// Searches every layout for `base`'s model and cluster.
@@ -348,10 +419,14 @@ pub fn LayoutTable(
     let found = Signal::derive(move || {
         data.with(|d| d.as_ref().map(|d| d.rows.clone()).unwrap_or_default())
     });
+    let comparison = Signal::derive(move || {
+        data.with(|d| d.as_ref().and_then(|d| d.comparison.clone()))
+            .unwrap_or_default()
+    });
+    let changes = Signal::derive(move || comparison.with(|c| c.changes.clone()));
     view! {
         <section class="layouts" aria-label="The best layouts">
             <p class="layouts__summary" role="status">{move || data.with(|d| d.as_ref().map(|d| d.rejected.clone()))}</p>
-            <p class="layouts__compare">{move || data.with(|d| d.as_ref().and_then(|d| d.comparison.clone()))}</p>
             // A table, so that the columns align; it scrolls sideways on a
             // phone rather than wrapping a row's numbers onto two lines.
             // "Use" beside the layout it applies, so that a phone shows it unscrolled.
@@ -376,7 +451,7 @@ pub fn LayoutTable(
                                     <button
                                         type="button"
                                         class="button"
-                                        aria-label=move || row.with(|r| format!("Use {}", r.degrees))
+                                        aria-label=move || row.with(|r| format!("Use layout {}, {}", r.rank, r.degrees))
                                         on:click=move |_| apply.run(row.with_untracked(|r| r.plan))
                                     >"Use"</button>
                                 </td>
@@ -387,6 +462,15 @@ pub fn LayoutTable(
                         })}
                     </tbody>
                 </table>
+            </div>
+            // After the table, so that its changing length never moves a
+            // row from under the pointer that pressed "Use".
+            <div class="layouts__compare">
+                <p aria-live="polite">{move || comparison.with(|c| c.lead.clone())}</p>
+                <ul>
+                    {rows(changes, |c| c.as_slice(), move |change| view! { <li>{move || change.get()}</li> })}
+                </ul>
+                <p>{move || comparison.with(|c| c.verdict.clone())}</p>
             </div>
         </section>
     }

@@ -41,9 +41,10 @@ impl Setting {
                 (a.tensor, a.pipeline, a.context, a.experts)
                     != (b.tensor, b.pipeline, b.context, b.experts)
             }
-            // One stage has no schedule to differ in.
+            // A schedule orders stages: one stage on either side has none
+            // to change (the degrees carry the difference).
             Self::Schedule => {
-                a.pipeline.max(b.pipeline) > 1 && (a.schedule, a.chunks) != (b.schedule, b.chunks)
+                a.pipeline.min(b.pipeline) > 1 && (a.schedule, a.chunks) != (b.schedule, b.chunks)
             }
             Self::Recompute => a.activations.recompute != b.activations.recompute,
             Self::SequenceParallel => {
@@ -80,55 +81,89 @@ impl Setting {
     }
 }
 
+/// What a layout comes to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// It runs and fits: its step, in seconds.
+    Runs(f64),
+    /// It runs, but its fullest GPU needs more memory than it may use.
+    DoesNotFit,
+    /// It cannot run as laid out (`Plan::problem`).
+    CannotRun,
+}
+
+impl Outcome {
+    /// Its step, in seconds, where it runs and fits.
+    pub fn step(self) -> Option<f64> {
+        match self {
+            Self::Runs(step) => Some(step),
+            _ => None,
+        }
+    }
+
+    fn of(plan: &Plan) -> Self {
+        if plan.problem().is_some() {
+            return Self::CannotRun;
+        }
+        let estimate = plan.estimate();
+        if estimate.fits {
+            Self::Runs(estimate.step_time.value())
+        } else {
+            Self::DoesNotFit
+        }
+    }
+}
+
 /// One setting of the first layout laid alone on the reader's.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SingleChange {
     pub setting: Setting,
-    /// The step it gives, in seconds, where the layout still runs and fits.
-    pub step: Option<f64>,
+    pub outcome: Outcome,
 }
 
 /// The reader's layout against the search's first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
-    /// The reader's step, in seconds, where its layout runs and fits.
-    pub yours: Option<f64>,
+    pub yours: Outcome,
     /// Each setting in which the two differ, the first's laid alone on the reader's.
     pub changes: Vec<SingleChange>,
 }
 
 impl Comparison {
-    /// The single change that brings the reader's step lowest: the
-    /// assumption that decides between the two layouts.
-    pub fn deciding(&self) -> Option<SingleChange> {
+    /// The single change that brings the reader's step lowest, where one
+    /// runs and fits.
+    pub fn nearest(&self) -> Option<SingleChange> {
         self.changes
             .iter()
-            .filter_map(|change| change.step.map(|step| (step, *change)))
+            .filter_map(|change| change.outcome.step().map(|step| (step, *change)))
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, change)| change)
     }
-}
 
-/// The step of `plan`, where it runs and fits.
-fn step_if_it_fits(plan: &Plan) -> Option<f64> {
-    if plan.problem().is_some() {
-        return None;
+    /// The single change that decides between the two layouts: the
+    /// nearest, when it brings the reader's step within `tied` (a share)
+    /// of the first's, `first_step`; none when no one setting closes the gap.
+    pub fn deciding(&self, first_step: f64, tied: f64) -> Option<SingleChange> {
+        self.nearest().filter(|change| {
+            change
+                .outcome
+                .step()
+                .is_some_and(|step| step <= first_step * (1.0 + tied))
+        })
     }
-    let estimate = plan.estimate();
-    estimate.fits.then(|| estimate.step_time.value())
 }
 
-/// `yours` against `first`: its step, and each setting they differ in
-/// taken alone from `first`.
+/// `yours` against `first`: what it comes to, and each setting they differ
+/// in taken alone from `first`.
 pub fn compare(yours: &Plan, first: &Plan) -> Comparison {
     Comparison {
-        yours: step_if_it_fits(yours),
+        yours: Outcome::of(yours),
         changes: Setting::ALL
             .into_iter()
             .filter(|setting| setting.differs(yours, first))
             .map(|setting| SingleChange {
                 setting,
-                step: step_if_it_fits(&setting.applied(yours, first)),
+                outcome: Outcome::of(&setting.applied(yours, first)),
             })
             .collect(),
     }

@@ -327,20 +327,31 @@ test('the layout search for GPT-3 on 1,024 A100s: the best keeps tensor parallel
 // recomputation, the card's query without its pinned MFU): full
 // recomputation runs each forward pass twice, a third more arithmetic,
 // which selective recomputation (Korthikanti et al. 2022) spares, so that
-// is the setting that decides; once the first is used, there is nothing to compare.
-test('the layout search sets the reader\'s layout beside its first and names the setting that decides', async () => {
+// is the nearest single setting; the words sit below the table, so that
+// "Use" stays under the pointer, and once the first is used there is
+// nothing to compare.
+test('the layout search sets the reader\'s layout beside its first and names the nearest setting', async () => {
   const query = 'model=gpt3-175b&vocab=51200&gpus=1024&tp=8&pp=16&schedule=interleaved&chunks=2&batch=1536&gpu=a100-80gb&recompute=full&flop=6nd-attn&bytes=18&attention=standard&search=1';
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&${query}`);
   await ready(page);
   const found = await readouts(page);
   const compared = page.locator('.layouts__compare');
-  const words = await compared.textContent();
-  assert.ok(words.startsWith(`Your layout (t 8 × p 16 × d 8, No ZeRO, micro-batch 1, full recomputation, interleaved, 2 chunks): ${found['step-time'].text} a step, against the first's ${found['best-step-time'].text}.`), words);
-  assert.match(words, /full recomputation → selective recomputation: [\d.]+ s a step/);
-  assert.match(words, /What decides is selective recomputation/);
-  await page.locator('.layouts tbody tr').first().getByRole('button', { name: 'Use' }).click();
+  const lead = await compared.locator('p').first().textContent();
+  const [, yours, first] = lead.match(/^Your layout, t 8 × p 16 × d 8 with no ZeRO, micro-batch 1, full recomputation, interleaved, 2 chunks: ([\d.]+) s a step; the first: ([\d.]+) s a step\.$/) ?? [];
+  assert.ok(yours && first, lead);
+  // Three figures of the readouts' own values.
+  assert.equal(Number(yours), Number(found['step-time'].value.toPrecision(3)));
+  assert.equal(Number(first), Number(found['best-step-time'].value.toPrecision(3)));
+  const changes = await compared.locator('li').allTextContents();
+  const selective = changes.find((c) => c.startsWith('selective recomputation instead of full recomputation: '));
+  assert.match(selective ?? '', /: [\d.]+ s a step, faster$/, changes.join(' | '));
+  assert.match(await compared.locator('p').last().textContent(), /selective recomputation/);
+  // Below the table.
+  assert.ok(await page.locator('.layouts__scroll').evaluate((table) => Boolean(table.compareDocumentPosition(document.querySelector('.layouts__compare')) & Node.DOCUMENT_POSITION_FOLLOWING)));
+  await page.locator('.layouts tbody tr').first().getByRole('button', { name: /^Use layout 1, / }).click();
   await urlMatching(page, /pp=(?!16)/);
-  assert.equal(await compared.textContent(), 'Your layout is the first.');
+  assert.equal(await compared.locator('p').first().textContent(), 'Your layout is the first.');
+  assert.equal(await compared.locator('li').count(), 0);
   assert.deepEqual(errors, []);
   await close();
 });
@@ -410,6 +421,8 @@ test('a tensor degree that cannot split the attention is refused in Megatron-LM\
   assert.match(await verdict.textContent(), /^Tensor parallelism over 4 GPUs cannot split this model's attention/);
   assert.match(await verdict.textContent(), /"num_query_groups \(3\) must be a multiple or divisor of tensor_model_parallel_size \(4\)"/);
   assert.doesNotMatch(await verdict.textContent(), /num_attention_heads/, '4 divides 16: that rule holds');
+  // 3 groups divide none of 2, 4 and 8: only 1 splits them.
+  assert.match(await verdict.textContent(), /only 1 splits them: choose it\.$/);
   const after = await readouts(page);
   assert.equal(after.fits.value, 0);
   assert.equal(after.params.value, before.params.value, 'the model is unchanged');

@@ -119,7 +119,7 @@ pub fn data(params: &PlannerParams) -> PlannerData {
             (
                 "buffers",
                 "peak-buffers",
-                "More at the peak: the loss's buffers, a recomputed layer, gathered weights, whole gradients, the optimizer's temporaries, what the pipeline keeps between stages",
+                "More at the peak: the loss's, a recomputed layer's, ZeRO's, the optimizer's and the pipeline's buffers",
                 // What the fullest GPU holds at its busiest moment beyond the
                 // parts before (the most loaded stage's state, the first's activations).
                 Bytes(

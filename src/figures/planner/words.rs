@@ -4,6 +4,7 @@
 use super::*;
 use crate::model::comm::Link;
 use crate::model::planner::{Group, Routing};
+use crate::model::tensor;
 use crate::model::units::format_ratio;
 
 pub(super) fn describe(fix: Fix, plan: &Plan) -> String {
@@ -81,9 +82,24 @@ fn attention_does_not_split(plan: &Plan, heads: u32, kv_heads: u32) -> String {
              must be a multiple or divisor of tensor_model_parallel_size ({t})\")"
         ));
     }
+    // The degrees the planner offers that do split them.
+    let splitting: Vec<String> = tensor::DEGREES
+        .iter()
+        .filter_map(|degree| degree.parse::<u32>().ok())
+        .filter(|&degree| plan.arch.splits_attention(degree))
+        .map(|degree| degree.to_string())
+        .collect();
+    let choose = match splitting.as_slice() {
+        [only] => format!("Of the tensor degrees here, only {only} splits them: choose it."),
+        [rest @ .., last] => format!(
+            "Choose a tensor degree that splits them: {} or {last}.",
+            rest.join(", ")
+        ),
+        [] => "None of the tensor degrees here splits them.".to_string(),
+    };
     format!(
         "Tensor parallelism over {t} GPUs cannot split this model's attention: Megatron-LM gives each GPU whole \
-         heads, so {}. Choose a tensor degree that splits them.",
+         heads, so {}. {choose}",
         broken.join(", and ")
     )
 }
