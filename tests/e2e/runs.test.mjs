@@ -426,6 +426,8 @@ test('a tensor degree that cannot split the attention is refused in Megatron-LM\
   const after = await readouts(page);
   assert.equal(after.fits.value, 0);
   assert.equal(after.params.value, before.params.value, 'the model is unchanged');
+  // The line that stays in view names the verdict and quotes no step for a layout that cannot run.
+  assert.equal(await page.locator('.fig-planner__answer').innerText(), 'Cannot run as laid out: the verdict says why.');
   // Back to t 1, the default, which leaves the address: it fits again.
   await page.locator('fieldset[data-param="tp"] label', { hasText: /^1$/ }).click();
   await urlMatching(page, /^(?!.*tp=)/);

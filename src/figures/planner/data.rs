@@ -340,8 +340,10 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
         // A layout that cannot run (the verdict says why) is not a memory verdict.
+        // Where the verdict is, above or below this line, depends on the
+        // screen: it is named, not pointed at.
         answer_fit: if plan.problem().is_some() {
-            "Cannot run as laid out (see why below); ".to_string()
+            "Cannot run as laid out: the verdict says why.".to_string()
         } else {
             format!(
                 "{}: {} of {} usable; ",
@@ -354,12 +356,17 @@ pub fn data(params: &PlannerParams) -> PlannerData {
                 Bytes(plan.capacity.value() - plan.reserve.value()),
             )
         },
-        answer_time: format!(
-            "Step {}; {} tokens in {}.",
-            estimate.step_time,
-            Count(plan.tokens),
-            estimate.train_time
-        ),
+        // A layout that cannot run has no step to quote.
+        answer_time: if plan.problem().is_some() {
+            String::new()
+        } else {
+            format!(
+                "Step {}; {} tokens in {}.",
+                estimate.step_time,
+                Count(plan.tokens),
+                estimate.train_time
+            )
+        },
         verdict,
         timing,
         caveat: caveat(params),
