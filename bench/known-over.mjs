@@ -165,11 +165,13 @@
 // (twiggy, before wasm-opt: +29,149 in all, 8,773 of it function names;
 // the planner's data +2,982, the layout table's children +1,433 net,
 // `.rodata` +1,472, Plan::estimate +541 net), style.css +6, index.html
-// -108 (the 405B 1F1B card's memory explanation gone): 351,622, issue
-// 51's 10,510 of its 15,000.
+// -108 (the 405B 1F1B card's memory explanation gone): 351,622. The line
+// in view quoting no step for a layout that cannot run, and the comparison
+// saying when the reader's layout is faster than every one tried, 355
+// more: 351,977, issue 51's 10,865 of its 15,000.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 351622 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 351622 },
+  { check: 'transfer brotli bytes, full page', measured: 351977 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 351977 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

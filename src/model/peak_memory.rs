@@ -156,7 +156,9 @@ pub fn pipeline_buffers(
     let end = |at_the_end: bool| if at_the_end { 1.0 } else { 0.0 };
     let receiving = slices - end(seat.first);
     let in_flight = seat.in_flight * receiving / slices;
-    let always = (slices - end(seat.last)) * m * (hidden + hidden) + end(seat.last) * m * logits;
+    // Each slice but the model's last: its outputs and its output
+    // gradients' buffers; the last: its logits.
+    let always = (slices - end(seat.last)) * m * 2.0 * hidden + end(seat.last) * m * logits;
     let inputs_and_gradients = |in_flight: f64| 2.0 * (receiving * m - in_flight).max(0.0) * hidden;
     let after = Bytes(always + inputs_and_gradients(0.0));
     PipelineBuffers {
