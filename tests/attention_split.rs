@@ -5,18 +5,11 @@
 //! checked against those two rules by hand, not against the planner.
 #![cfg(not(target_arch = "wasm32"))]
 
-use parallax::figures::figure::Params;
-use parallax::figures::planner::PlannerParams;
-use parallax::model::planner::{LayoutProblem, Plan};
-use parallax::model::query::Query;
-use parallax::model::search::search;
+mod common;
 
-fn plan(query: &str) -> Plan {
-    let mut notices = Vec::new();
-    let params = PlannerParams::from_query(&Query::parse(query), &mut notices);
-    assert!(notices.is_empty(), "{query}: {notices:?}");
-    params.plan()
-}
+use common::plan;
+use parallax::model::planner::LayoutProblem;
+use parallax::model::search::search;
 
 /// 16 heads in 3 query groups on t 8: 8 divides 16, but 3 neither divides 8
 /// nor is divided by it. 12 heads on t 8: 8 does not divide 12.

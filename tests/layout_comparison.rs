@@ -9,23 +9,16 @@
 //! decides.
 #![cfg(not(target_arch = "wasm32"))]
 
-use parallax::figures::figure::Params;
-use parallax::figures::planner::PlannerParams;
+mod common;
+
+use common::plan;
 use parallax::model::activations::Recompute;
 use parallax::model::compare::{compare, Outcome, Setting};
 use parallax::model::memory::ZeroStage;
 use parallax::model::planner::Plan;
-use parallax::model::query::Query;
 use parallax::model::search::TIED_WITHIN;
 
 const GPT3: &str = "model=gpt3-175b&vocab=51200&gpus=1024&tp=8&pp=16&schedule=interleaved&chunks=2&batch=1536&gpu=a100-80gb&micro-batch=1&recompute=full&flop=6nd-attn&bytes=18&attention=standard";
-
-fn plan(query: &str) -> Plan {
-    let mut notices = Vec::new();
-    let plan = PlannerParams::from_query(&Query::parse(query), &mut notices).plan();
-    assert!(notices.is_empty(), "{notices:?}");
-    plan
-}
 
 fn step(plan: &Plan) -> f64 {
     plan.estimate().step_time.value()

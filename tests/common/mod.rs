@@ -1,6 +1,11 @@
-//! What several native test files ask of the figure registry.
+//! What several native test files ask of the figure registry. Each file
+//! that includes this module uses some of it, not all.
+#![allow(dead_code)]
 
+use parallax::figures::figure::Params;
 use parallax::figures::find;
+use parallax::figures::planner::PlannerParams;
+use parallax::model::planner::Plan;
 use parallax::model::query::Query;
 
 /// The readout `id` of `figure` at `query`, as the page computes it; the
@@ -15,4 +20,13 @@ pub fn readout(figure: &str, query: &str, id: &str) -> f64 {
         .find(|r| r.id == id)
         .unwrap_or_else(|| panic!("{query}: no readout {id}"))
         .value
+}
+
+/// The planner's plan at `query`, as the page reads it; the query must read
+/// without a notice.
+pub fn plan(query: &str) -> Plan {
+    let mut notices = Vec::new();
+    let params = PlannerParams::from_query(&Query::parse(query), &mut notices);
+    assert!(notices.is_empty(), "{query}: {notices:?}");
+    params.plan()
 }

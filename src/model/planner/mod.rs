@@ -52,7 +52,7 @@ pub struct Plan {
     /// Model chunks per GPU for the interleaved schedule.
     pub chunks: u32,
     pub activations: ActivationSetup,
-    /// What the pipeline keeps of its micro-batches' outputs, by software
+    /// How the pipeline's runtime holds what passes between stages, by software
     /// ([`Software::pipeline_runtime`](crate::model::software::Software::pipeline_runtime)).
     pub pipeline_runtime: PipelineRuntime,
     /// Global batch, in sequences.
