@@ -169,9 +169,16 @@
 // in view quoting no step for a layout that cannot run, and the comparison
 // saying when the reader's layout is faster than every one tried, 355
 // more: 351,977, issue 51's 10,865 of its 15,000.
+//
+// Issue 52 allows 25 KB brotli on any entry point. Its export, "Run it
+// with" (src/launch/: Megatron-LM's flags and Bridge's overrides from one
+// list of Megatron-Core settings, torchtitan's command line and TOML,
+// DeepSpeed's JSON and flags, what each cannot take in words, the tools'
+// own refusals; its tab control, copy buttons and style), raised both by
+// 12,094 to 364,071.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 351977 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 351977 },
+  { check: 'transfer brotli bytes, full page', measured: 364071 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 364071 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -2,6 +2,8 @@
 //! trained across many GPUs.
 //!
 //! - [`model`]: the estimator, pure Rust, the one source of every number;
+//! - [`launch`]: a plan as each launch tool takes it (Megatron-LM,
+//!   Megatron-Bridge, torchtitan, DeepSpeed), pure Rust, reading `model`;
 //! - [`figures`]: one module per figure, each a pure `data()` and a thin view;
 //! - [`widgets`]: controls and readouts that know nothing of training;
 //! - [`settings`]: the page's own settings (theme, units, bytes a parameter);
@@ -25,6 +27,7 @@ pub mod embedded;
 pub mod exercises;
 pub mod figures;
 pub mod hooks;
+pub mod launch;
 pub mod model;
 pub mod page;
 #[cfg(not(target_arch = "wasm32"))]

@@ -61,7 +61,7 @@ fn query_text() -> impl Strategy<Value = String> {
         any::<String>(),
         "[a-z-]{1,8}=[-+0-9.eEkKmMbBtT%<>\"'&;=]{0,12}(&[a-z-]{1,8}=[^&]{0,12}){0,6}",
         "(tokens|model|gpu|params|layers|hidden|heads|kv-heads|seq|batch|tflops|bytes|precision|moments|fig|step)=[^&]{0,20}(&(tokens|params|gpu|model|seq|precision|moments)=[^&]{0,20}){0,4}",
-        "((gpus|stage|tp|pp|dp|zero|micro|schedule|chunks|link|preset|micro-batch|sp|recompute|params|model|seq|layers|every|width|batch|capacity-factor|imbalance|precision|moments|ep|etp|experts|cp)=[-0-9.eEkKmMbBtTa-z%]{0,10}&){1,8}",
+        "((gpus|stage|tp|pp|dp|zero|micro|schedule|chunks|link|preset|micro-batch|sp|recompute|params|model|seq|layers|every|width|batch|capacity-factor|imbalance|precision|moments|ep|etp|experts|cp|export|search)=[-0-9.eEkKmMbBtTa-z%]{0,10}&){1,8}",
     ]
 }
 

@@ -15,6 +15,7 @@ pub mod compare;
 pub mod crossover;
 pub mod equations;
 pub mod figure;
+pub mod launch;
 pub mod layouts;
 pub mod memory_bar;
 pub mod notation;

@@ -27,7 +27,7 @@ pub use readout::{provide_byte_unit, Better, InWords, Readout, ReadoutData, Unit
 pub use rows::rows;
 pub use scope::{control_id, is_tied, scoped, use_tie, ControlScope};
 pub use select::Select;
-pub use share::{iframe_snippet, Share};
+pub use share::{copy_text, iframe_snippet, Share};
 pub use slider::Slider;
 pub use toggle::{Buttons, Toggle};
 

@@ -31,25 +31,30 @@ pub fn iframe_snippet(url: &str, title: &str) -> String {
 /// Copies the text of `field`: through the clipboard API when the browser
 /// offers it, else by selecting the text for the reader to copy.
 fn copy(field: &HtmlTextAreaElement, status: RwSignal<&'static str>) {
-    const SELECTED: &str = "Selected: press Ctrl+C (⌘C) to copy.";
     field.select();
+    copy_text(
+        &field.value(),
+        status,
+        "Selected: press Ctrl+C (⌘C) to copy.",
+    );
+}
+
+/// Copies `text` through the clipboard API; where the browser has none or
+/// refuses, says `fallback` in `status` (how the reader copies it instead).
+pub fn copy_text(text: &str, status: RwSignal<&'static str>, fallback: &'static str) {
     // `navigator.clipboard` is missing outside secure contexts (a course page
     // on plain http): calling it there would throw.
     let navigator = window().navigator();
     let has_clipboard = js_sys::Reflect::get(&navigator, &"clipboard".into())
         .is_ok_and(|c| !c.is_undefined() && !c.is_null());
     if !has_clipboard {
-        status.set(SELECTED);
+        status.set(fallback);
         return;
     }
-    let promise = navigator.clipboard().write_text(&field.value());
+    let promise = navigator.clipboard().write_text(text);
     leptos::task::spawn_local(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-        status.set(if copied {
-            "Copied."
-        } else {
-            "Selected: press Ctrl+C (⌘C) to copy."
-        });
+        status.set(if copied { "Copied." } else { fallback });
     });
 }
 

@@ -30,3 +30,13 @@ pub fn plan(query: &str) -> Plan {
     assert!(notices.is_empty(), "{query}: {notices:?}");
     params.plan()
 }
+
+/// The planner's plan at `query` in `tool`'s terms, as its "Run it with"
+/// part shows it; the query must read without a notice.
+pub fn launch(query: &str, tool: parallax::launch::Tool) -> parallax::launch::Launch {
+    let mut notices = Vec::new();
+    let params = PlannerParams::from_query(&Query::parse(query), &mut notices);
+    assert!(notices.is_empty(), "{query}: {notices:?}");
+    let plan = params.plan();
+    parallax::launch::export(tool, &params.launch_run(&plan))
+}

@@ -23,6 +23,8 @@ pub struct PlannerData {
     pub cp_traffic: ReadoutData,
     /// The layout search's results, while it is open.
     pub search: Option<SearchData>,
+    /// The plan as each launch tool takes it, while "Run it with" is open.
+    pub launch: Option<LaunchData>,
     pub layout: String,
     /// The architecture behind the activations, named, so that a size typed
     /// in says which preset's shape (and sequence length) it took.
@@ -339,6 +341,9 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
         .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
+        launch: params
+            .export
+            .map(|tool| launch_data(&params.launch_run(&plan), tool)),
         // A layout that cannot run (the verdict says why) is not a memory verdict.
         // Where the verdict is, above or below this line, depends on the
         // screen: it is named, not pointed at.

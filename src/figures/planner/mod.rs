@@ -16,10 +16,12 @@ use crate::figures::cells::Cells;
 
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
+use super::launch::{export_options, launch_data, LaunchData, RunItWith};
 use super::layouts::{search_data, step_parts, LayoutTable, SearchData, StepBar, StepPart};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::{self, number_id, plain_options, set_option, Opt, Param};
 use super::shared;
+use crate::launch::{Run, Tool};
 use crate::model::activations::{
     embedding, in_flight, output_layer, per_layer, ActivationSetup, Recompute,
 };
@@ -124,6 +126,8 @@ pub struct PlannerParams {
     pub imbalance: f64,
     /// Whether the layout search is open.
     pub search: bool,
+    /// The launch tool whose "Run it with" tab is open; `None` while the part is closed.
+    pub export: Option<Tool>,
     /// Memory a GPU keeps back from the training, in GB (10⁹ bytes).
     pub reserve: f64,
 }
@@ -153,12 +157,26 @@ impl Default for PlannerParams {
             capacity_factor: 0.0,
             imbalance: 1.0,
             search: false,
+            export: None,
             reserve: DEFAULT_RESERVE.value() / 1e9,
         }
     }
 }
 
 impl PlannerParams {
+    /// `plan` to launch, with the software and the preset it is of: a
+    /// chosen model whose shape and size the URL leaves as published.
+    pub fn launch_run<'a>(&self, plan: &'a Plan) -> Run<'a> {
+        let as_published = self.model_chosen
+            && self.scenario.arch_overrides.is_empty()
+            && self.scenario.params_override.is_none();
+        Run {
+            plan,
+            software: self.scenario.software,
+            preset: as_published.then_some(self.scenario.model.id),
+        }
+    }
+
     /// The plan the estimator evaluates.
     pub fn plan(&self) -> Plan {
         let arch = self.scenario.arch();
@@ -475,6 +493,15 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help("Find the layouts that fit this model on these GPUs, fastest first."),
+        Param::<Self>::choice(
+            "export",
+            "Run it with",
+            export_options,
+            |p| p.export.map_or("off", Tool::id),
+            |p, id| p.export = Tool::from_id(id),
+        )
+        .toggle()
+        .help("The plan as a launch tool takes it: Megatron-LM's flags, Megatron-Bridge's overrides, torchtitan's command line and TOML, or DeepSpeed's JSON, with what the tool cannot take said beside it."),
     ];
 
     fn data(&self) -> PlannerData {
@@ -610,6 +637,9 @@ impl Params for PlannerParams {
                 />
                 <Show when=move || data.with(|d| d.search.is_some())>
                     <LayoutTable data=Signal::derive(move || data.with(|d| d.search.clone())) apply=apply/>
+                </Show>
+                <Show when=move || data.with(|d| d.launch.is_some())>
+                    <RunItWith data=Signal::derive(move || data.with(|d| d.launch.clone()))/>
                 </Show>
             </div>
         }

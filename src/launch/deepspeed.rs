@@ -1,0 +1,120 @@
+//! DeepSpeed's `ds_config` JSON (`docs/_pages/config-json.md` and
+//! `deepspeed/runtime/config.py` in deepspeedai/DeepSpeed), with the
+//! flags Megatron-DeepSpeed takes the tensor and pipeline degrees by
+//! (deepspeedai/Megatron-DeepSpeed, `megatron/arguments.py`): DeepSpeed's
+//! JSON has no key for either.
+//!
+//! DeepSpeed checks `train_batch_size = train_micro_batch_size_per_gpu ×
+//! gradient_accumulation_steps × the data-parallel size` (`config.py`),
+//! and its pipeline engine runs `gradient_accumulation_steps` micro-batches
+//! a step: the planner's m. Megatron-DeepSpeed checks the zero-bubble
+//! schedule's flag and the pipeline's in `validate_args` (read at
+//! deepspeedai/Megatron-DeepSpeed 207b2d5).
+
+use super::{Command, Launch, Layout, Part};
+use crate::model::activations::Recompute;
+use crate::model::memory::ZeroStage;
+use crate::model::pipeline::Schedule;
+use crate::model::precision::Precision;
+
+const WRITTEN_FOR: &str =
+    "DeepSpeed 0.18 (docs/_pages/config-json.md) with Megatron-DeepSpeed's flags";
+
+/// The JSON, indented as DeepSpeed's documentation writes it.
+fn config(layout: &Layout) -> String {
+    let stage = layout.stage() as u8;
+    let mut zero = format!("\"stage\": {stage}");
+    if stage > 0 {
+        zero.push_str(", \"overlap_comm\": true");
+    }
+    format!(
+        "{{\n  \"train_batch_size\": {},\n  \"train_micro_batch_size_per_gpu\": {},\n  \"gradient_accumulation_steps\": {},\n  \"bf16\": {{ \"enabled\": true }},\n  \"zero_optimization\": {{ {zero} }}\n}}",
+        layout.global_batch, layout.micro_batch, layout.micro_batches
+    )
+}
+
+/// The ds_config and Megatron-DeepSpeed's flags for the plan.
+pub(super) fn write(layout: &Layout, launch: &mut Launch) {
+    launch.written_for = WRITTEN_FOR;
+    launch.parts.push(Part {
+        name: "ds_config.json",
+        text: config(layout),
+    });
+    let mut command = Command::new("pretrain_gpt.py");
+    command.push(format!("--tensor-model-parallel-size {}", layout.t));
+    if layout.p > 1 {
+        command.push(format!("--pipeline-model-parallel-size {}", layout.p));
+    } else {
+        command.push("--no-pipeline-parallel");
+    }
+    command.push(format!("--micro-batch-size {}", layout.micro_batch));
+    command.push(format!("--global-batch-size {}", layout.global_batch));
+    command.push(format!("--seq-length {}", layout.seq));
+    if layout.sequence_parallel() {
+        command.push("--sequence-parallel");
+    }
+    // DeepSpeed's recomputation still reads the older flag (`arguments.py`:
+    // "DeepSpeed still relies on the old activation checkpointing mechanism").
+    if layout.recompute() == Recompute::Full {
+        command.push("--checkpoint-activations");
+    }
+    let zero_bubble = layout.schedule() == Schedule::ZeroBubbleH1;
+    if zero_bubble {
+        command.push("--enable-zbh1-pipeline");
+    }
+    command.push(format!("--zero-stage {}", layout.stage() as u8));
+    command.push("--bf16");
+    command.push("--deepspeed");
+    command.push("--deepspeed_config ds_config.json");
+    launch.parts.push(Part {
+        name: "Megatron-DeepSpeed's flags",
+        text: command.text(),
+    });
+    launch.unsaid.extend(unsaid(layout));
+    if layout.p > 1 && matches!(layout.stage(), ZeroStage::Two | ZeroStage::Three) {
+        launch
+            .refusals
+            .push("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism".to_string());
+    }
+    if zero_bubble && layout.sequence_parallel() {
+        launch.refusals.push(
+            "Sequence Parallel not tested, proceed at own will by removing this line".to_string(),
+        );
+    }
+}
+
+/// What of the plan DeepSpeed cannot take, in words.
+fn unsaid(layout: &Layout) -> Vec<String> {
+    let mut unsaid = Vec::new();
+    if layout.cp > 1 {
+        unsaid.push(format!(
+            "DeepSpeed has no ring context parallelism: the sequence over {} GPUs is not written (its sequence_parallel_size is Ulysses, which splits the attention heads instead), and the batch is for the GPUs that remain.",
+            layout.cp
+        ));
+    }
+    if layout.experts() > 1 {
+        unsaid.push("DeepSpeed's experts are laid out in the model's code (its MoE layer's ep_size), not in this JSON.".to_string());
+    }
+    if !matches!(
+        layout.schedule(),
+        Schedule::OneFOneB | Schedule::ZeroBubbleH1
+    ) {
+        unsaid.push(format!(
+            "DeepSpeed's pipeline runs its own 1F1B-like schedule: {} is not written.",
+            crate::model::choice::Choice::label(layout.schedule())
+        ));
+    }
+    if matches!(layout.precision(), Precision::Fp8 | Precision::Fp8Primary) {
+        unsaid.push("DeepSpeed's JSON has no FP8: it comes from TransformerEngine's layers in the model's code.".to_string());
+    }
+    if layout.bf16_moments() {
+        unsaid.push("BF16 moments are not written: DeepSpeed's bf16_optimizer_states also keeps the master weights in BF16, a smaller state than the planner's FP32 master weights.".to_string());
+    }
+    match layout.recompute() {
+        Recompute::Selective | Recompute::Op => unsaid.push(
+            "Only full recomputation is written: which parts of a layer DeepSpeed recomputes is the model's code.".to_string(),
+        ),
+        Recompute::None | Recompute::Full => {}
+    }
+    unsaid
+}

@@ -1,0 +1,309 @@
+//! The planner's "Run it with" part (`src/launch/`), checked against the
+//! tools' own files and rules: each case is a public recipe or example
+//! script, named with its repository, path and commit, whose values the
+//! export must write back in that tool's keys; the property tests hold the
+//! tools' own checks (as their code states them) over random plans.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::launch;
+use parallax::launch::{Launch, Tool};
+use proptest::prelude::*;
+
+/// A part's text read as its tool's shell would: the backslash line
+/// continuations joined, then split into words.
+fn words(text: &str) -> Vec<String> {
+    shlex::split(&text.replace("\\\n", " ")).expect("the shell reads it")
+}
+
+/// The value after `flag` on a command line, or the value of `key=value`.
+fn value<'a>(words: &'a [String], name: &str) -> Option<&'a str> {
+    let assigned = format!("{name}=");
+    words.iter().enumerate().find_map(|(i, word)| {
+        if word == name {
+            words.get(i + 1).map(String::as_str)
+        } else {
+            word.strip_prefix(&assigned)
+        }
+    })
+}
+
+fn part<'a>(launch: &'a Launch, name: &str) -> &'a str {
+    &launch
+        .parts
+        .iter()
+        .find(|p| p.name.contains(name))
+        .unwrap_or_else(|| panic!("no part {name}"))
+        .text
+}
+
+/// Megatron-LM's GPT-3 175B example (NVIDIA/Megatron-LM
+/// `examples/gpt3/train_gpt3_175b_distributed.sh` at 157006d): 96 layers of
+/// width 12,288 with 96 heads at sequence 2,048, t 8 and p 16, micro-batch
+/// 1 and global batch 1,536, on 1,024 GPUs (its 128 nodes of 8).
+#[test]
+fn megatron_lm_writes_its_gpt3_175b_example() {
+    let megatron = launch(
+        "model=gpt3-175b&gpu=a100-80gb&gpus=1024&tp=8&pp=16&batch=1536&micro-batch=1&seq=2048",
+        Tool::MegatronLm,
+    );
+    let flags = words(part(&megatron, "flags"));
+    for (flag, expected) in [
+        ("--num-layers", "96"),
+        ("--hidden-size", "12288"),
+        ("--num-attention-heads", "96"),
+        ("--seq-length", "2048"),
+        ("--max-position-embeddings", "2048"),
+        ("--micro-batch-size", "1"),
+        ("--global-batch-size", "1536"),
+        ("--tensor-model-parallel-size", "8"),
+        ("--pipeline-model-parallel-size", "16"),
+    ] {
+        assert_eq!(value(&flags, flag), Some(expected), "{flag}");
+    }
+    // GPT-3 is Megatron-LM's default architecture: none of Llama's switches.
+    for absent in ["--swiglu", "--disable-bias-linear", "--sequence-parallel"] {
+        assert!(!flags.iter().any(|f| f == absent), "{absent}");
+    }
+    assert!(megatron.refusals.is_empty(), "{:?}", megatron.refusals);
+}
+
+/// torchtitan's Llama 3 70B TOML (pytorch/torchtitan
+/// `torchtitan/models/llama3/train_configs/llama3_70b.toml` at 038d5fd, a
+/// preset for 64 A100s): local batch 8, sequence 8,192, t 8, FSDP over the
+/// rest (`data_parallel_shard_degree = -1`: 64 / 8 = 8), full
+/// recomputation, no torch.compile.
+#[test]
+fn torchtitan_writes_its_llama3_70b_toml() {
+    let titan = launch(
+        "model=llama3-70b&gpu=a100-80gb&gpus=64&tp=8&sp=1&stage=3&batch=64&micro-batch=8&recompute=full&software=torchtitan-eager",
+        Tool::Torchtitan,
+    );
+    let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+    let read = |section: &str, key: &str| toml[section][key].clone();
+    assert_eq!(read("model", "name").as_str(), Some("llama3"));
+    assert_eq!(read("model", "flavor").as_str(), Some("70B"));
+    assert_eq!(read("training", "local_batch_size").as_integer(), Some(8));
+    assert_eq!(read("training", "seq_len").as_integer(), Some(8192));
+    assert_eq!(
+        read("parallelism", "tensor_parallel_degree").as_integer(),
+        Some(8)
+    );
+    assert_eq!(
+        read("parallelism", "data_parallel_shard_degree").as_integer(),
+        Some(8)
+    );
+    assert_eq!(
+        read("parallelism", "data_parallel_replicate_degree").as_integer(),
+        Some(1)
+    );
+    assert_eq!(
+        read("parallelism", "pipeline_parallel_degree").as_integer(),
+        Some(1)
+    );
+    assert_eq!(read("activation_checkpoint", "mode").as_str(), Some("full"));
+    assert_eq!(read("compile", "enable").as_bool(), Some(false));
+    // The 2026 command line counts the batch in tokens: a rank's 8
+    // sequences of 8,192, and 64 of them a step.
+    let command = words(part(&titan, "command line"));
+    assert_eq!(
+        value(&command, "--training.num_tokens_per_microbatch_per_dp_rank"),
+        Some("65536")
+    );
+    assert_eq!(
+        value(&command, "--training.num_tokens_per_train_step"),
+        Some("524288")
+    );
+    assert_eq!(value(&command, "--config"), Some("llama3_70b"));
+    assert!(command[0].starts_with("NGPU=64"));
+}
+
+/// torchtitan's Llama 3.1 405B preset for 128 H100s (`llama3_405b.toml` at
+/// e0d2de6 and `docs/performance.md`: local batch 2, global 2 × 16 FSDP
+/// ranks = 32, t 8), full recomputation, torch.compile, Float8 with FSDP's
+/// gathers in FP8.
+#[test]
+fn torchtitan_writes_its_llama3_405b_preset() {
+    let titan = launch(
+        "model=llama3-405b&gpu=h100-sxm&gpus=128&tp=8&sp=1&stage=3&batch=32&micro-batch=2&recompute=full&precision=fp8-primary&software=torchtitan",
+        Tool::Torchtitan,
+    );
+    let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+    assert_eq!(
+        toml["model"]["converters"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(toml["model"]["converters"][0].as_str(), Some("float8"));
+    assert_eq!(toml["training"]["local_batch_size"].as_integer(), Some(2));
+    assert_eq!(toml["training"]["global_batch_size"].as_integer(), Some(32));
+    assert_eq!(
+        toml["parallelism"]["data_parallel_shard_degree"].as_integer(),
+        Some(16)
+    );
+    assert_eq!(
+        toml["float8"]["enable_fsdp_float8_all_gather"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(toml["compile"]["enable"].as_bool(), Some(true));
+}
+
+/// Megatron-Bridge's performance preset `LLAMA3_70B_PRETRAIN_CONFIG_H100_BF16_V1`
+/// (NVIDIA-NeMo/Megatron-Bridge `scripts/performance/configs/llama/llama3_workload_base_configs.py`
+/// at 00919dc): 64 GPUs, t 4, p 4, cp 2, 5 chunks a GPU, global batch 128,
+/// micro-batch 1; the recipe it overrides is Llama 3 70B's.
+#[test]
+fn bridge_writes_its_llama3_70b_performance_preset() {
+    let bridge = launch(
+        "model=llama3-70b&gpu=h100-sxm&gpus=64&tp=4&pp=4&cp=2&schedule=interleaved&chunks=5&batch=128&micro-batch=1",
+        Tool::MegatronBridge,
+    );
+    let overrides = words(part(&bridge, "overrides"));
+    assert_eq!(
+        value(&overrides, "--recipe"),
+        Some("llama3_70b_pretrain_config")
+    );
+    for (key, expected) in [
+        ("model.tensor_model_parallel_size", "4"),
+        ("model.pipeline_model_parallel_size", "4"),
+        ("model.context_parallel_size", "2"),
+        ("model.virtual_pipeline_model_parallel_size", "5"),
+        ("train.global_batch_size", "128"),
+        ("train.micro_batch_size", "1"),
+        ("mixed_precision", "bf16_mixed"),
+    ] {
+        assert_eq!(value(&overrides, key), Some(expected), "{key}");
+    }
+    // Bridge checks the dataset's length against the model's (`config.py`).
+    assert_eq!(
+        value(&overrides, "model.seq_length"),
+        value(&overrides, "dataset.seq_length")
+    );
+    assert!(bridge.refusals.is_empty(), "{:?}", bridge.refusals);
+}
+
+/// A layout the tools refuse is written with their own messages and the
+/// plan's numbers: Megatron-Core's head rule
+/// (`transformer_config.py`'s `__post_init__`), its pipeline rule without
+/// interleaving (`arguments.py`), and DeepSpeed's pipeline engine on ZeRO-2
+/// and 3 (`deepspeed/runtime/pipe/engine.py`).
+#[test]
+fn the_tools_refusals_are_quoted_with_the_plans_numbers() {
+    let heads = launch(
+        "model=llama3-8b&heads=12&kv-heads=12&hidden=1536&gpus=8&tp=8",
+        Tool::MegatronLm,
+    );
+    assert!(
+        heads.refusals.contains(
+            &"num_attention_heads (12) must be a multiple of tensor_model_parallel_size (8)."
+                .to_string()
+        ),
+        "{:?}",
+        heads.refusals
+    );
+    let uneven = launch("model=llama3-8b&gpus=24&pp=3", Tool::MegatronBridge);
+    assert!(uneven.refusals.iter().any(|r| r
+        .starts_with("Number of layers should be divisible by the pipeline-model-parallel size (32 layers, size 3")), "{:?}", uneven.refusals);
+    let deepspeed = |stage: u32| {
+        launch(
+            &format!("model=llama3-8b&gpus=16&pp=2&stage={stage}"),
+            Tool::DeepSpeed,
+        )
+    };
+    let refusal = "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism";
+    assert_eq!(deepspeed(3).refusals, [refusal]);
+    assert_eq!(deepspeed(2).refusals, [refusal]);
+    assert!(deepspeed(1).refusals.is_empty());
+}
+
+/// What a tool cannot take is said, never dropped: DeepSeek-V3's DualPipe
+/// in Megatron-LM, torchtitan's op-level recomputation in Bridge, the
+/// context ring and FP8 in DeepSpeed's JSON.
+#[test]
+fn what_a_tool_cannot_take_is_said() {
+    let said = |query: &str, tool: Tool, words: &str| {
+        let launch = launch(query, tool);
+        assert!(
+            launch.unsaid.iter().any(|line| line.contains(words)),
+            "{tool:?} at {query}: no \"{words}\" in {:?}",
+            launch.unsaid
+        );
+    };
+    said("model=deepseek-v3&gpu=h800&gpus=2048&pp=16&schedule=dualpipe&ep=64&stage=1&precision=fp8&moments=bf16", Tool::MegatronLm, "no DualPipe schedule");
+    said(
+        "model=llama3-8b&gpus=8&stage=3&recompute=op",
+        Tool::MegatronBridge,
+        "op-level recomputation",
+    );
+    said(
+        "model=llama3-8b&gpus=8&cp=2&seq=65536",
+        Tool::DeepSpeed,
+        "no ring context parallelism",
+    );
+    said(
+        "model=llama3-8b&gpu=h100-sxm&gpus=8&precision=fp8",
+        Tool::DeepSpeed,
+        "no FP8",
+    );
+    said(
+        "model=llama3-8b&gpus=12&tp=8&batch=16",
+        Tool::Torchtitan,
+        "8 GPUs the layout uses: 4 of the 12",
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// For any plan the planner runs, what each tool is given passes the
+    /// tool's own arithmetic, re-derived here from the text it reads:
+    /// Megatron-LM's and Bridge's world = t·p·cp·d and global batch =
+    /// micro-batch × d × micro-batches (`num_microbatches_calculator.py`);
+    /// DeepSpeed's train_batch_size = micro-batch × accumulation × world / (t·p)
+    /// (`config.py`'s batch assertion, with Megatron-DeepSpeed's data-parallel
+    /// size); torchtitan's degrees multiply to NGPU (`parallel_dims.py`) and
+    /// its tokens a micro-batch divide by the sequence (its batcher's check).
+    #[test]
+    fn every_tool_is_given_a_batch_and_a_world_it_accepts(
+        model in prop::sample::select(vec!["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b"]),
+        gpus in 1u32..2048, tp in prop::sample::select(vec![1u32, 2, 4, 8]), pp in prop::sample::select(vec![1u32, 2, 4, 8]),
+        cp in prop::sample::select(vec![1u32, 2]), stage in 0u32..4, micro in 1u32..5, replicas in 1u32..4, spare in 0u32..64,
+        schedule in prop::sample::select(vec!["1f1b", "interleaved", "gpipe"]),
+    ) {
+        // At least a micro-batch a replica, and some batches that do not divide.
+        let batch = micro * gpus * replicas + spare;
+        let query = format!("model={model}&gpus={gpus}&tp={tp}&pp={pp}&cp={cp}&stage={stage}&micro-batch={micro}&batch={batch}&schedule={schedule}");
+        prop_assume!(tp * pp * cp <= gpus);
+        let number = |words: &[String], name: &str| -> u64 {
+            value(words, name).unwrap_or_else(|| panic!("{query}: no {name}")).parse().unwrap()
+        };
+        let megatron = words(part(&launch(&query, Tool::MegatronLm), "flags"));
+        let bridge = words(part(&launch(&query, Tool::MegatronBridge), "overrides"));
+        let titan = launch(&query, Tool::Torchtitan);
+        let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+        let command = words(part(&titan, "command line"));
+        let world: u64 = command[0].strip_prefix("NGPU=").unwrap().parse().unwrap();
+        let degree = |key: &str| toml["parallelism"][key].as_integer().unwrap() as u64;
+        let d = degree("data_parallel_replicate_degree") * degree("data_parallel_shard_degree");
+        prop_assert_eq!(d * degree("tensor_parallel_degree") * degree("pipeline_parallel_degree") * degree("context_parallel_degree"), world, "{}", query);
+        let (t, p) = (number(&megatron, "--tensor-model-parallel-size"), number(&megatron, "--pipeline-model-parallel-size"));
+        prop_assert_eq!(world % (t * p * number(&megatron, "--context-parallel-size")), 0);
+        let global = number(&megatron, "--global-batch-size");
+        prop_assert_eq!(global % (number(&megatron, "--micro-batch-size") * d), 0, "{}", query);
+        prop_assert_eq!(number(&bridge, "train.global_batch_size"), global);
+        prop_assert_eq!(number(&bridge, "model.tensor_model_parallel_size"), t);
+        prop_assert_eq!(toml["training"]["global_batch_size"].as_integer(), Some(global as i64));
+        let tokens = number(&command, "--training.num_tokens_per_microbatch_per_dp_rank");
+        prop_assert_eq!(tokens % number(&command, "--training.max_context_length"), 0);
+        if cp == 1 {
+            let deepspeed = launch(&query, Tool::DeepSpeed);
+            let json: serde_json::Value = serde_json::from_str(part(&deepspeed, "ds_config")).expect("valid JSON");
+            let field = |key: &str| json[key].as_u64().unwrap();
+            prop_assert_eq!(
+                field("train_batch_size"),
+                field("train_micro_batch_size_per_gpu") * field("gradient_accumulation_steps") * world / (t * p),
+                "{}", query
+            );
+        }
+    }
+}
