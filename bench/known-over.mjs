@@ -175,10 +175,15 @@
 // list of Megatron-Core settings, torchtitan's command line and TOML,
 // DeepSpeed's JSON and flags, what each cannot take in words, the tools'
 // own refusals; its tab control, copy buttons and style), raised both by
-// 12,094 to 364,071.
+// 12,094 to 364,071. Its import (src/launch/read.rs: a pasted Megatron-LM
+// command line or Bridge's overrides split by the shlex crate, read by the
+// export's own names, checked by Megatron-Core's rules; the box, its report
+// and the plan set from it), torchrun's launch line in every export, the
+// uneven split Megatron-Core takes and Megatron-DeepSpeed's model shape,
+// 9,649 more: 373,720, issue 52's 21,743 of its 25,000.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 364071 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 364071 },
+  { check: 'transfer brotli bytes, full page', measured: 373720 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 373720 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

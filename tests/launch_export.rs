@@ -29,6 +29,16 @@ fn value<'a>(words: &'a [String], name: &str) -> Option<&'a str> {
     })
 }
 
+/// The GPUs torchrun starts: its nodes times the GPUs of each.
+fn world(words: &[String]) -> u64 {
+    let count = |flag| {
+        value(words, flag)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no {flag}"))
+    };
+    count("--nnodes") * count("--nproc-per-node")
+}
+
 fn part<'a>(launch: &'a Launch, name: &str) -> &'a str {
     &launch
         .parts
@@ -48,7 +58,7 @@ fn megatron_lm_writes_its_gpt3_175b_example() {
         "model=gpt3-175b&gpu=a100-80gb&gpus=1024&tp=8&pp=16&batch=1536&micro-batch=1&seq=2048",
         Tool::MegatronLm,
     );
-    let flags = words(part(&megatron, "flags"));
+    let flags = words(part(&megatron, "command line"));
     for (flag, expected) in [
         ("--num-layers", "96"),
         ("--hidden-size", "12288"),
@@ -116,7 +126,7 @@ fn torchtitan_writes_its_llama3_70b_toml() {
         Some("524288")
     );
     assert_eq!(value(&command, "--config"), Some("llama3_70b"));
-    assert!(command[0].starts_with("NGPU=64"));
+    assert_eq!(world(&command), 64);
 }
 
 /// torchtitan's Llama 3.1 405B preset for 128 H100s (`llama3_405b.toml` at
@@ -201,9 +211,27 @@ fn the_tools_refusals_are_quoted_with_the_plans_numbers() {
         "{:?}",
         heads.refusals
     );
-    let uneven = launch("model=llama3-8b&gpus=24&pp=3", Tool::MegatronBridge);
-    assert!(uneven.refusals.iter().any(|r| r
-        .starts_with("Number of layers should be divisible by the pipeline-model-parallel size (32 layers, size 3")), "{:?}", uneven.refusals);
+    // 61 layers on 16 stages, the planner's split 3, 3, 4, ..., 4, 3: no
+    // first and last alone express it.
+    let uneven = launch(
+        "model=deepseek-v3&gpu=h800&gpus=2048&pp=16&ep=64&stage=1",
+        Tool::MegatronBridge,
+    );
+    assert!(
+        uneven.refusals.contains(
+            &"Number of layers should be divisible by the pipeline-model-parallel size".to_string()
+        ),
+        "{:?}",
+        uneven.refusals
+    );
+    assert!(
+        uneven.unsaid.iter().any(
+            |l| l.contains("3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3")
+                && l.contains("--pipeline-model-parallel-layout")
+        ),
+        "{:?}",
+        uneven.unsaid
+    );
     let deepspeed = |stage: u32| {
         launch(
             &format!("model=llama3-8b&gpus=16&pp=2&stage={stage}"),
@@ -214,6 +242,36 @@ fn the_tools_refusals_are_quoted_with_the_plans_numbers() {
     assert_eq!(deepspeed(3).refusals, [refusal]);
     assert_eq!(deepspeed(2).refusals, [refusal]);
     assert!(deepspeed(1).refusals.is_empty());
+}
+
+/// 32 layers on 3 stages, the planner's split 10, 11, 11 (the first stage
+/// gives up the layer 3 × 11 − 32): Megatron-Core takes it as the first and
+/// last stages' layers (`--decoder-first-pipeline-num-layers`, Bridge's
+/// `num_layers_in_first_pipeline_stage`), the middle ones the rest, and
+/// refuses nothing.
+#[test]
+fn an_uneven_split_megatron_can_take_is_written_and_read_back() {
+    let megatron = launch("model=llama3-8b&gpus=24&pp=3", Tool::MegatronLm);
+    let flags = words(part(&megatron, "command line"));
+    assert_eq!(
+        value(&flags, "--decoder-first-pipeline-num-layers"),
+        Some("10")
+    );
+    assert_eq!(
+        value(&flags, "--decoder-last-pipeline-num-layers"),
+        Some("11")
+    );
+    assert!(megatron.refusals.is_empty(), "{:?}", megatron.refusals);
+    let bridge = words(part(
+        &launch("model=llama3-8b&gpus=24&pp=3", Tool::MegatronBridge),
+        "overrides",
+    ));
+    assert_eq!(
+        value(&bridge, "model.num_layers_in_first_pipeline_stage"),
+        Some("10")
+    );
+    let reading = parallax::launch::read(part(&megatron, "command line")).unwrap();
+    assert!(reading.broken.is_empty(), "{:?}", reading.broken);
 }
 
 /// What a tool cannot take is said, never dropped: DeepSeek-V3's DualPipe
@@ -277,12 +335,13 @@ proptest! {
         let number = |words: &[String], name: &str| -> u64 {
             value(words, name).unwrap_or_else(|| panic!("{query}: no {name}")).parse().unwrap()
         };
-        let megatron = words(part(&launch(&query, Tool::MegatronLm), "flags"));
+        let megatron = words(part(&launch(&query, Tool::MegatronLm), "command line"));
         let bridge = words(part(&launch(&query, Tool::MegatronBridge), "overrides"));
         let titan = launch(&query, Tool::Torchtitan);
         let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
         let command = words(part(&titan, "command line"));
-        let world: u64 = command[0].strip_prefix("NGPU=").unwrap().parse().unwrap();
+        let world = world(&command);
+        prop_assert_eq!(self::world(&megatron), world);
         let degree = |key: &str| toml["parallelism"][key].as_integer().unwrap() as u64;
         let d = degree("data_parallel_replicate_degree") * degree("data_parallel_shard_degree");
         prop_assert_eq!(d * degree("tensor_parallel_degree") * degree("pipeline_parallel_degree") * degree("context_parallel_degree"), world, "{}", query);
@@ -305,5 +364,179 @@ proptest! {
                 "{}", query
             );
         }
+    }
+}
+
+/// The planner's parameters at `query`, with `text` read over them.
+fn read_over(
+    query: &str,
+    text: &str,
+) -> (
+    parallax::figures::planner::PlannerParams,
+    parallax::launch::Reading,
+) {
+    use parallax::figures::figure::Params;
+    let mut notices = Vec::new();
+    let params = parallax::figures::planner::PlannerParams::from_query(
+        &parallax::model::query::Query::parse(query),
+        &mut notices,
+    );
+    let reading = parallax::launch::read(text).expect("read");
+    let (read, notices) = params.with_reading(&reading.pairs);
+    assert!(notices.is_empty(), "{notices:?}");
+    (read, reading)
+}
+
+/// A command line as a reader pastes it, with the values of Megatron-LM's
+/// GPT-3 175B example (`examples/gpt3/train_gpt3_175b_distributed.sh` at
+/// 157006d: its 128 nodes of 8 GPUs, t 8, p 16, micro-batch 1, global batch
+/// 1,536, sequence 2,048, 96 layers of width 12,288 with 96 heads) and flags
+/// that are not a layout's: the planner takes GPT-3 175B on 1,024 GPUs, d = 8
+/// and 1,536 / 8 = 192 micro-batches, and says what it left out.
+#[test]
+fn a_pasted_megatron_lm_command_line_becomes_the_plan() {
+    let text = "torchrun --nproc_per_node 8 --nnodes 128 pretrain_gpt.py \\\n  --num-layers 96 --hidden-size 12288 --num-attention-heads 96 \\\n  --seq-length 2048 --max-position-embeddings 2048 \\\n  --micro-batch-size 1 --global-batch-size 1536 --lr 6.0e-5 --train-iters 500000 \\\n  --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --fp16";
+    let (params, reading) = read_over("gpu=a100-80gb", text);
+    let plan = params.plan();
+    assert_eq!(reading.tool, Some(Tool::MegatronLm));
+    assert_eq!(params.scenario.model.id, "gpt3-175b");
+    assert_eq!(
+        (plan.gpus, plan.tensor, plan.pipeline, plan.data_parallel()),
+        (1024, 8, 16, 8)
+    );
+    assert_eq!(
+        (plan.micro_batch(), plan.micro_batches(), plan.batch),
+        (1.0, 192, 1536.0)
+    );
+    assert_eq!(plan.activations.seq, 2048.0);
+    let ignored = reading.ignored.join(" ");
+    for flag in [
+        "--lr",
+        "--train-iters",
+        "--fp16",
+        "--max-position-embeddings",
+    ] {
+        assert!(ignored.contains(flag), "{flag}: {ignored}");
+    }
+    assert!(reading.broken.is_empty(), "{:?}", reading.broken);
+}
+
+/// Megatron-Bridge's overrides of its Llama 3 70B performance preset (as in
+/// `bridge_writes_its_llama3_70b_performance_preset`) read back: the recipe
+/// names the model; t 4, p 4, cp 2 and 5 chunks on 64 GPUs leave d = 2.
+#[test]
+fn pasted_bridge_overrides_become_the_plan() {
+    let text = "WORLD_SIZE=64 scripts/training/run_recipe.py --recipe llama3_70b_pretrain_config model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=4 model.context_parallel_size=2 model.virtual_pipeline_model_parallel_size=5 train.global_batch_size=128 train.micro_batch_size=1 mixed_precision=bf16_mixed";
+    let (params, reading) = read_over("gpu=h100-sxm", text);
+    let plan = params.plan();
+    assert_eq!(reading.tool, Some(Tool::MegatronBridge));
+    assert_eq!(params.scenario.model.id, "llama3-70b");
+    assert_eq!(
+        (
+            plan.gpus,
+            plan.tensor,
+            plan.pipeline,
+            plan.context,
+            plan.data_parallel()
+        ),
+        (64, 4, 4, 2, 2)
+    );
+    assert_eq!(
+        (plan.schedule, plan.chunks),
+        (parallax::model::pipeline::Schedule::Interleaved, 5)
+    );
+    assert_eq!(plan.micro_batches(), 64);
+}
+
+/// The tools' own checks on the numbers as pasted, in Megatron-Core's
+/// words (`arguments.py`, `num_microbatches_calculator.py`): 100 GPUs do
+/// not divide by t 8; 10 sequences do not divide over 4 replicas.
+#[test]
+fn a_pasted_layout_the_tool_refuses_is_said_in_its_words() {
+    let world =
+        parallax::launch::read("--nnodes 1 --nproc-per-node 100 --tensor-model-parallel-size 8")
+            .unwrap();
+    assert!(
+        world.broken.contains(
+            &"world size (100) is not divisible by total_model_size (total_model_size=8)"
+                .to_string()
+        ),
+        "{:?}",
+        world.broken
+    );
+    let batch = parallax::launch::read(
+        "WORLD_SIZE=8 --tensor-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 10",
+    )
+    .unwrap();
+    assert!(batch.broken.contains(&"global batch size (10) is not divisible by micro batch size (1) times data parallel size (4)".to_string()), "{:?}", batch.broken);
+}
+
+/// Hostile pastes get a plain notice naming what is wrong, and nothing is
+/// read (the planner keeps its plan).
+#[test]
+fn hostile_pastes_are_refused_with_a_notice() {
+    let refused = |text: &str, words: &str| {
+        let notice = parallax::launch::read(text).expect_err(text).0;
+        assert!(notice.contains(words), "{text:?}: {notice}");
+        assert!(notice.ends_with("Nothing was changed."), "{notice}");
+    };
+    refused(
+        "--tensor-model-parallel-size -1",
+        "--tensor-model-parallel-size -1: a size is a whole number from 1",
+    );
+    refused(
+        "--pipeline-model-parallel-size 1e309",
+        "--pipeline-model-parallel-size 1e309",
+    );
+    refused(
+        "--micro-batch-size 1 \\\n  --lr '6e-5",
+        "Line 2: a quote opens and is never closed",
+    );
+    refused(&"--lr 1 ".repeat(20_000), "at most 65,536");
+    refused(
+        &format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000)),
+        "DeepSpeed's JSON",
+    );
+    refused(
+        "[training]\nseq_len = 1\n[training]\nseq_len = 2",
+        "a torchtitan TOML",
+    );
+    refused("hello world", "No flag");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// For random plans, reading back what Megatron-LM and Megatron-Bridge
+    /// are given gives the same plan: its layout, batch, recomputation,
+    /// sharding, formats and GPUs at work (the schedules and recomputations
+    /// the tools can express).
+    #[test]
+    fn a_plan_read_back_from_its_export_is_the_same_plan(
+        model in prop::sample::select(vec!["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b"]),
+        gpus in 8u32..1024, tp in prop::sample::select(vec![1u32, 2, 4, 8]), pp in prop::sample::select(vec![1u32, 2, 4]),
+        cp in prop::sample::select(vec![1u32, 2]), stage in 0u32..4, micro in 1u32..4, replicas in 1u32..4,
+        interleaved in any::<bool>(), sp in any::<bool>(), recompute in prop::sample::select(vec!["none", "selective", "full"]),
+        precision in prop::sample::select(vec!["bf16", "fp8", "fp8-primary"]), moments in prop::sample::select(vec!["fp32", "bf16"]),
+        tool in prop::sample::select(vec![Tool::MegatronLm, Tool::MegatronBridge]),
+    ) {
+        prop_assume!(tp * pp * cp <= gpus);
+        let schedule = if interleaved { "interleaved&chunks=2" } else { "1f1b" };
+        let query = format!("model={model}&gpu=h100-sxm&gpus={gpus}&tp={tp}&pp={pp}&cp={cp}&stage={stage}&micro-batch={micro}&batch={}&schedule={schedule}&sp={}&recompute={recompute}&precision={precision}&moments={moments}", micro * gpus * replicas, u8::from(sp));
+        let before = common::plan(&query);
+        let text = launch(&query, tool).parts[0].text.clone();
+        let (after, _) = read_over(&query, &text);
+        let after = after.plan();
+        prop_assert_eq!((after.tensor, after.pipeline, after.context, after.stage), (before.tensor, before.pipeline, before.context, before.stage), "{}", query);
+        prop_assert_eq!(after.sequences_run(), before.sequences_run(), "{}", query);
+        prop_assert_eq!(after.gpus_used(), before.gpus_used(), "{}", query);
+        prop_assert_eq!(after.micro_batch(), before.micro_batch());
+        prop_assert_eq!(after.activations.recompute, before.activations.recompute);
+        prop_assert_eq!(after.activations.sequence_parallel && tp > 1, before.activations.sequence_parallel && tp > 1);
+        prop_assert_eq!(after.numerics, before.numerics, "{}", query);
+        if pp > 1 {
+            prop_assert_eq!((after.schedule, after.chunks), (before.schedule, before.chunks), "{}", query);
+        }
+        prop_assert_eq!(after.arch, before.arch, "{}", query);
     }
 }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::hooks::use_scoped;
-use crate::launch::{export, Launch, Run, Tool};
+use crate::launch::{export, read, Launch, Reading, Run, Tool};
 use crate::model::choice::Choice;
 use crate::widgets::{copy_text, rows};
 
@@ -56,7 +56,7 @@ fn tab(data: Signal<Option<LaunchData>>, index: usize) -> impl IntoView {
                             on:click=move |_| part.with_untracked(|p| copy_text(&p.text, status, "Select the text and press Ctrl+C (⌘C) to copy it."))
                         >"Copy"</button>
                     </figcaption>
-                    <pre data-export=tool.id() tabindex="0">{move || part.with(|p| p.text.clone())}</pre>
+                    <pre data-export=tool.id() tabindex="0" aria-label=move || part.with(|p| format!("{}, {}", tool.label(), p.name))>{move || part.with(|p| p.text.clone())}</pre>
                 </figure>
             })}
             <p class="launch__status" role="status">{move || status.get()}</p>
@@ -83,6 +83,77 @@ fn export_placeholder(tool: Tool) -> Launch {
     }
 }
 
+/// What the reader is told of a paste: a lead, then its lines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadReport {
+    pub lead: String,
+    pub lines: Vec<String>,
+}
+
+/// The report of a text read (`reading`), with what the planner's URL
+/// reader said of the values it set (`notices`).
+pub fn read_report(reading: &Reading, notices: &[String]) -> ReadReport {
+    let tool = reading.tool.map_or("the tool", Tool::label);
+    let mut lines = vec![format!("Read: {}.", reading.read.join(", "))];
+    lines.extend(reading.ignored.iter().cloned());
+    lines.extend(
+        notices
+            .iter()
+            .map(|n| format!("Changed by the planner: {n}")),
+    );
+    lines.extend(
+        reading
+            .broken
+            .iter()
+            .map(|b| format!("{tool} would stop: \u{201c}{b}\u{201d}")),
+    );
+    ReadReport {
+        lead: format!(
+            "Read as {tool}'s settings: the planner now shows that plan{}",
+            if reading.broken.is_empty() {
+                "."
+            } else {
+                ", which breaks the tool's own checks below."
+            }
+        ),
+        lines,
+    }
+}
+
+/// The box a launch configuration is pasted into, and what was read of it.
+fn import_box(apply: Callback<Vec<(&'static str, String)>, Vec<String>>) -> impl IntoView {
+    let field = NodeRef::<leptos::html::Textarea>::new();
+    let report = RwSignal::new(ReadReport::default());
+    let lines = Signal::derive(move || report.with(|r| r.lines.clone()));
+    let on_submit = move |event: leptos::ev::SubmitEvent| {
+        event.prevent_default();
+        let Some(text) = field.get_untracked().map(|f| f.value()) else {
+            return;
+        };
+        report.set(match read(&text) {
+            Ok(reading) => {
+                let notices = apply.run(reading.pairs.clone());
+                read_report(&reading, &notices)
+            }
+            Err(unreadable) => ReadReport {
+                lead: unreadable.0,
+                lines: Vec::new(),
+            },
+        });
+    };
+    view! {
+        <form class="launch__import" on:submit=on_submit>
+            <label for="launch-import">"Paste a Megatron-LM command line or Megatron-Bridge's overrides"</label>
+            <textarea id="launch-import" data-import rows="4" spellcheck="false" node_ref=field></textarea>
+            <button type="submit" class="button">"Read"</button>
+        </form>
+        <div class="launch__report" data-import-report role="status">
+            <p>{move || report.with(|r| r.lead.clone())}</p>
+            <ul>{rows(lines, |l| l.as_slice(), |line| view! { <li>{move || line.get()}</li> })}</ul>
+        </div>
+    }
+}
+
 /// The part, shown while `data` holds it; the tabs are the figure's
 /// `export` control.
 #[component]
@@ -90,6 +161,9 @@ pub fn RunItWith(
     /// Every tool's launch, while the part is open.
     #[prop(into)]
     data: Signal<Option<LaunchData>>,
+    /// Sets the figure's parameters from a launch configuration's URL
+    /// pairs; returns what the URL reader said of them.
+    read: Callback<Vec<(&'static str, String)>, Vec<String>>,
 ) -> impl IntoView {
     // Shown only while the part is open: it reads the figure's data
     // through a memo that leaves with it.
@@ -105,6 +179,7 @@ pub fn RunItWith(
         <section class="launch" aria-label="Run it with">
             <h3 class="launch__title">{heading}</h3>
             {(0..Tool::ALL.len()).map(|index| tab(data, index)).collect_view()}
+            {import_box(read)}
         </section>
     }
 }

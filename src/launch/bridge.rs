@@ -5,7 +5,7 @@
 //! and embeddings; the shape, the layout, the batch and the formats are
 //! overridden here.
 
-use super::{grouped, megatron, Command, Launch, Layout, Part};
+use super::{megatron, torchrun, Command, Launch, Layout, Part};
 use crate::model::precision::Precision;
 
 const WRITTEN_FOR: &str =
@@ -13,7 +13,7 @@ const WRITTEN_FOR: &str =
 
 /// Bridge's recipes of the presets (`megatron.bridge.recipes`): the
 /// planner's id and the recipe's function.
-const RECIPES: [(&str, &str); 4] = [
+pub(super) const RECIPES: [(&str, &str); 4] = [
     ("llama3-8b", "llama3_8b_pretrain_config"),
     ("llama3-70b", "llama3_70b_pretrain_config"),
     ("llama3-405b", "llama31_405b_pretrain_config"),
@@ -21,14 +21,16 @@ const RECIPES: [(&str, &str); 4] = [
 ];
 
 /// Bridge's name for the mixed-precision recipe the plan's formats are
-/// (`src/megatron/bridge/training/mixed_precision.py`'s presets). Its FP8
-/// with delayed scaling, Megatron-LM's default recipe, also gathers FP8
-/// weights (`fp8_param_gather`), and a preset's fields cannot be
-/// overridden beside its name.
+/// (`src/megatron/bridge/training/mixed_precision.py`'s presets, whose
+/// fields cannot be overridden beside the name): FP8 weights are its
+/// delayed scaling, Megatron-LM's default recipe, which gathers them in
+/// FP8 (`fp8_param_gather`); of its presets only the sub-channel one
+/// (TransformerEngine's blockwise scaling) keeps BF16 weights.
 fn mixed_precision(precision: Precision) -> &'static str {
     match precision {
         Precision::Bf16 => "bf16_mixed",
-        Precision::Fp8 | Precision::Fp8Primary => "bf16_with_fp8_delayed_scaling_mixed",
+        Precision::Fp8 => "bf16_with_fp8_subchannel_scaling_mixed",
+        Precision::Fp8Primary => "bf16_with_fp8_delayed_scaling_mixed",
     }
 }
 
@@ -39,9 +41,12 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
         .preset
         .and_then(|id| RECIPES.iter().find(|(preset, _)| *preset == id))
         .map(|(_, recipe)| *recipe);
-    let mut command = Command::new(format!(
-        "scripts/training/run_recipe.py --recipe {}",
-        recipe.unwrap_or("RECIPE")
+    let mut command = Command::new(torchrun(
+        layout.world,
+        &format!(
+            "scripts/training/run_recipe.py --recipe {}",
+            recipe.unwrap_or("RECIPE")
+        ),
     ));
     for setting in megatron::settings(layout) {
         if let Some((key, value)) = setting.key {
@@ -54,19 +59,17 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
     ));
     launch.written_for = WRITTEN_FOR;
     launch.parts.push(Part {
-        name: "the recipe's overrides",
+        name: "the command line, with the recipe's overrides",
         text: command.text(),
     });
     if recipe.is_none() {
         launch.unsaid.push("Bridge has no recipe of this model under the planner's name: RECIPE stands for the one you start from.".to_string());
     }
-    launch.unsaid.push(format!(
-        "Launch it on {} GPUs: torchrun's --nnodes times --nproc-per-node.",
-        grouped(layout.world)
-    ));
     if layout.precision() == Precision::Fp8 {
-        launch.unsaid.push("Bridge's FP8 preset with delayed scaling also keeps the weights in FP8 (fp8_param_gather), which this plan does not: choose FP8 weights in the planner to match it.".to_string());
+        launch.unsaid.push("Bridge's one FP8 preset that keeps the weights in BF16 scales by blocks (sub-channel): Megatron-LM's delayed scaling comes with FP8 weights, the planner's FP8 weights.".to_string());
     }
     launch.unsaid.extend(megatron::unsaid(layout));
-    launch.refusals.extend(megatron::refusals(layout));
+    launch
+        .refusals
+        .extend(megatron::refusals(&megatron::Checked::of(layout)));
 }

@@ -11,11 +11,12 @@
 //! schedule's flag and the pipeline's in `validate_args` (read at
 //! deepspeedai/Megatron-DeepSpeed 207b2d5).
 
-use super::{Command, Launch, Layout, Part};
+use super::{torchrun, Command, Launch, Layout, Part};
 use crate::model::activations::Recompute;
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
 use crate::model::precision::Precision;
+use crate::model::presets::{Mlp, Norm};
 
 const WRITTEN_FOR: &str =
     "DeepSpeed 0.18 (docs/_pages/config-json.md) with Megatron-DeepSpeed's flags";
@@ -40,7 +41,10 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
         name: "ds_config.json",
         text: config(layout),
     });
-    let mut command = Command::new("pretrain_gpt.py");
+    let mut command = Command::new(torchrun(layout.world, "pretrain_gpt.py"));
+    for flag in shape(layout) {
+        command.push(flag);
+    }
     command.push(format!("--tensor-model-parallel-size {}", layout.t));
     if layout.p > 1 {
         command.push(format!("--pipeline-model-parallel-size {}", layout.p));
@@ -50,7 +54,13 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
     command.push(format!("--micro-batch-size {}", layout.micro_batch));
     command.push(format!("--global-batch-size {}", layout.global_batch));
     command.push(format!("--seq-length {}", layout.seq));
-    if layout.sequence_parallel() {
+    // DeepSpeed's sequence parallelism is Ulysses' (`--ds-sequence-parallel-size`,
+    // which "cannot be combined with --sequence-parallel"): the plan's cp
+    // GPUs a sequence, so that the data-parallel size, world / (t·p·cp), is
+    // the one the JSON's batch is for.
+    if layout.cp > 1 {
+        command.push(format!("--ds-sequence-parallel-size {}", layout.cp));
+    } else if layout.sequence_parallel() {
         command.push("--sequence-parallel");
     }
     // DeepSpeed's recomputation still reads the older flag (`arguments.py`:
@@ -67,7 +77,7 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
     command.push("--deepspeed");
     command.push("--deepspeed_config ds_config.json");
     launch.parts.push(Part {
-        name: "Megatron-DeepSpeed's flags",
+        name: "Megatron-DeepSpeed's command line",
         text: command.text(),
     });
     launch.unsaid.extend(unsaid(layout));
@@ -83,12 +93,50 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
     }
 }
 
+/// The model's shape in Megatron-DeepSpeed's flags (`_add_network_size_args`
+/// and `_add_regularization_args` of its `megatron/arguments.py`, which
+/// require the layers, width, heads and positions).
+fn shape(layout: &Layout) -> Vec<String> {
+    let arch = layout.plan().arch;
+    let mut flags = vec![
+        format!("--num-layers {}", arch.layers),
+        format!("--hidden-size {}", arch.hidden),
+        format!("--ffn-hidden-size {}", arch.ffn),
+        format!("--num-attention-heads {}", arch.heads),
+    ];
+    if arch.kv_heads < arch.heads {
+        flags.push(format!("--num-key-value-heads {}", arch.kv_heads));
+    }
+    flags.push(format!("--max-position-embeddings {}", layout.seq));
+    if arch.mlp == Mlp::SwiGlu {
+        flags.push("--swiglu".into());
+    }
+    if arch.norm == Norm::RmsNorm {
+        flags.push("--normalization rmsnorm".into());
+    }
+    if !arch.biases {
+        flags.push("--disable-bias-linear".into());
+    }
+    if !arch.tied_embeddings {
+        flags.push("--untie-embeddings-and-output-weights".into());
+    }
+    if !arch.learned_positions {
+        flags.push("--use-rotary-position-embeddings".into());
+        flags.push("--no-position-embedding".into());
+    }
+    if !arch.dropout {
+        flags.push("--attention-dropout 0".into());
+        flags.push("--hidden-dropout 0".into());
+    }
+    flags
+}
+
 /// What of the plan DeepSpeed cannot take, in words.
 fn unsaid(layout: &Layout) -> Vec<String> {
     let mut unsaid = Vec::new();
     if layout.cp > 1 {
         unsaid.push(format!(
-            "DeepSpeed has no ring context parallelism: the sequence over {} GPUs is not written (its sequence_parallel_size is Ulysses, which splits the attention heads instead), and the batch is for the GPUs that remain.",
+            "DeepSpeed has no ring context parallelism: the sequence over {} GPUs is written as Ulysses' (--ds-sequence-parallel-size), which splits each sequence as the ring does but exchanges it by all-to-alls over the attention heads, not by passing K and V around a ring: the planner's traffic is not its.",
             layout.cp
         ));
     }

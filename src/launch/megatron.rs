@@ -9,7 +9,7 @@
 //! (the shape, recomputation, `--fp8-format`) and
 //! `megatron/training/config/training_config.py` (the batch).
 
-use super::{grouped, uneven_split, Command, Launch, Layout, Part};
+use super::{grouped, torchrun, uneven_split, Command, Launch, Layout, Part};
 use crate::model::activations::Recompute;
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
@@ -18,6 +18,123 @@ use crate::model::presets::{Mlp, Norm};
 
 const WRITTEN_FOR: &str =
     "Megatron-LM as of 2026 (megatron/training/arguments.py at NVIDIA/Megatron-LM 43af4b4)";
+
+/// A Megatron-Core field whose value is one of the planner's numbers: its
+/// Megatron-LM flag, its Bridge key and the planner's URL key, so that the
+/// export writes it and the import (`read.rs`) reads it back by one name.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Name {
+    pub flag: &'static str,
+    pub key: &'static str,
+    pub planner: &'static str,
+}
+
+pub(super) const LAYERS: Name = Name {
+    flag: "--num-layers",
+    key: "model.num_layers",
+    planner: "layers",
+};
+pub(super) const HIDDEN: Name = Name {
+    flag: "--hidden-size",
+    key: "model.hidden_size",
+    planner: "hidden",
+};
+pub(super) const FFN: Name = Name {
+    flag: "--ffn-hidden-size",
+    key: "model.ffn_hidden_size",
+    planner: "ffn",
+};
+pub(super) const HEADS: Name = Name {
+    flag: "--num-attention-heads",
+    key: "model.num_attention_heads",
+    planner: "heads",
+};
+pub(super) const QUERY_GROUPS: Name = Name {
+    flag: "--num-query-groups",
+    key: "model.num_query_groups",
+    planner: "kv-heads",
+};
+pub(super) const EXPERTS: Name = Name {
+    flag: "--num-experts",
+    key: "model.num_moe_experts",
+    planner: "experts",
+};
+pub(super) const TOP_K: Name = Name {
+    flag: "--moe-router-topk",
+    key: "model.moe_router_topk",
+    planner: "top-k",
+};
+pub(super) const EXPERT_FFN: Name = Name {
+    flag: "--moe-ffn-hidden-size",
+    key: "model.moe_ffn_hidden_size",
+    planner: "ffn",
+};
+pub(super) const SEQ: Name = Name {
+    flag: "--seq-length",
+    key: "model.seq_length",
+    planner: "seq",
+};
+pub(super) const TP: Name = Name {
+    flag: "--tensor-model-parallel-size",
+    key: "model.tensor_model_parallel_size",
+    planner: "tp",
+};
+pub(super) const PP: Name = Name {
+    flag: "--pipeline-model-parallel-size",
+    key: "model.pipeline_model_parallel_size",
+    planner: "pp",
+};
+pub(super) const CHUNKS: Name = Name {
+    flag: "--num-virtual-stages-per-pipeline-rank",
+    key: "model.virtual_pipeline_model_parallel_size",
+    planner: "chunks",
+};
+pub(super) const CP: Name = Name {
+    flag: "--context-parallel-size",
+    key: "model.context_parallel_size",
+    planner: "cp",
+};
+pub(super) const EP: Name = Name {
+    flag: "--expert-model-parallel-size",
+    key: "model.expert_model_parallel_size",
+    planner: "ep",
+};
+pub(super) const ETP: Name = Name {
+    flag: "--expert-tensor-parallel-size",
+    key: "model.expert_tensor_parallel_size",
+    planner: "etp",
+};
+pub(super) const MICRO_BATCH: Name = Name {
+    flag: "--micro-batch-size",
+    key: "train.micro_batch_size",
+    planner: "micro-batch",
+};
+pub(super) const GLOBAL_BATCH: Name = Name {
+    flag: "--global-batch-size",
+    key: "train.global_batch_size",
+    planner: "batch",
+};
+
+/// Every number a launch gives the planner, in the order a reader checks them.
+pub(super) const NUMBERS: [Name; 17] = [
+    LAYERS,
+    HIDDEN,
+    FFN,
+    HEADS,
+    QUERY_GROUPS,
+    EXPERTS,
+    TOP_K,
+    EXPERT_FFN,
+    SEQ,
+    TP,
+    PP,
+    CHUNKS,
+    CP,
+    EP,
+    ETP,
+    MICRO_BATCH,
+    GLOBAL_BATCH,
+];
 
 /// One Megatron-Core setting: Megatron-LM's flag (with its value, or a
 /// switch, `None` where it writes nothing for this value) and Bridge's key
@@ -34,6 +151,11 @@ fn valued(flag: &'static str, key: &'static str, value: impl ToString) -> Settin
         flag: Some((flag, Some(value.clone()))),
         key: Some((key, value)),
     }
+}
+
+/// One of the planner's numbers, as both spell it.
+fn number(name: Name, value: u32) -> Setting {
+    valued(name.flag, name.key, value)
 }
 
 /// A boolean: Megatron-LM's switch is written when it is `on`, Bridge's key always.
@@ -76,46 +198,32 @@ fn key(key: &'static str, value: impl ToString) -> Setting {
 pub(super) fn settings(layout: &Layout) -> Vec<Setting> {
     let arch = layout.plan().arch;
     let mut all = vec![
-        valued("--num-layers", "model.num_layers", arch.layers),
-        valued("--hidden-size", "model.hidden_size", arch.hidden),
-        valued(
-            "--ffn-hidden-size",
-            "model.ffn_hidden_size",
+        number(LAYERS, arch.layers),
+        number(HIDDEN, arch.hidden),
+        number(
+            FFN,
             if arch.dense_layers > 0 {
                 arch.dense_ffn
             } else {
                 arch.ffn
             },
         ),
-        valued(
-            "--num-attention-heads",
-            "model.num_attention_heads",
-            arch.heads,
-        ),
+        number(HEADS, arch.heads),
     ];
     if arch.mla.is_none() && arch.kv_heads < arch.heads {
         all.push(flag("--group-query-attention", None));
-        all.push(valued(
-            "--num-query-groups",
-            "model.num_query_groups",
-            arch.kv_heads,
-        ));
+        all.push(number(QUERY_GROUPS, arch.kv_heads));
     }
     if arch.experts > 1 {
+        all.push(number(EXPERTS, arch.experts));
+        all.push(number(TOP_K, arch.top_k));
+        all.push(number(EXPERT_FFN, arch.ffn));
+        // The planner counts the experts' exchange as all-to-alls;
+        // Megatron-Core's default dispatcher gathers instead.
         all.push(valued(
-            "--num-experts",
-            "model.num_moe_experts",
-            arch.experts,
-        ));
-        all.push(valued(
-            "--moe-router-topk",
-            "model.moe_router_topk",
-            arch.top_k,
-        ));
-        all.push(valued(
-            "--moe-ffn-hidden-size",
-            "model.moe_ffn_hidden_size",
-            arch.ffn,
+            "--moe-token-dispatcher-type",
+            "model.moe_token_dispatcher_type",
+            "alltoall",
         ));
     }
     // What a recipe's model sets for Bridge, Megatron-LM takes as flags:
@@ -141,32 +249,31 @@ pub(super) fn settings(layout: &Layout) -> Vec<Setting> {
         all.push(flag("--hidden-dropout", Some("0.0".into())));
     }
     all.extend([
-        valued("--seq-length", "model.seq_length", layout.seq),
+        number(SEQ, layout.seq),
         // Bridge checks that the dataset's length is the model's.
         key("dataset.seq_length", layout.seq),
         flag("--max-position-embeddings", Some(layout.seq.to_string())),
-        valued(
-            "--tensor-model-parallel-size",
-            "model.tensor_model_parallel_size",
-            layout.t,
-        ),
-        valued(
-            "--pipeline-model-parallel-size",
-            "model.pipeline_model_parallel_size",
-            layout.p,
-        ),
+        number(TP, layout.t),
+        number(PP, layout.p),
     ]);
+    if let Some((first, last)) = layout.uneven_ends() {
+        all.push(valued(
+            "--decoder-first-pipeline-num-layers",
+            "model.num_layers_in_first_pipeline_stage",
+            first,
+        ));
+        all.push(valued(
+            "--decoder-last-pipeline-num-layers",
+            "model.num_layers_in_last_pipeline_stage",
+            last,
+        ));
+    }
     // Megatron-LM has no flag for the field itself: it derives it from one
     // of three spellings, of which chunks a GPU is the one uneven stages need.
     all.push(Setting {
-        flag: (layout.chunks > 1).then(|| {
-            (
-                "--num-virtual-stages-per-pipeline-rank",
-                Some(layout.chunks.to_string()),
-            )
-        }),
+        flag: (layout.chunks > 1).then(|| (CHUNKS.flag, Some(layout.chunks.to_string()))),
         key: Some((
-            "model.virtual_pipeline_model_parallel_size",
+            CHUNKS.key,
             if layout.chunks > 1 {
                 layout.chunks.to_string()
             } else {
@@ -174,38 +281,18 @@ pub(super) fn settings(layout: &Layout) -> Vec<Setting> {
             },
         )),
     });
-    all.push(valued(
-        "--context-parallel-size",
-        "model.context_parallel_size",
-        layout.cp,
-    ));
+    all.push(number(CP, layout.cp));
     if arch.experts > 1 {
-        all.push(valued(
-            "--expert-model-parallel-size",
-            "model.expert_model_parallel_size",
-            layout.ep,
-        ));
-        all.push(valued(
-            "--expert-tensor-parallel-size",
-            "model.expert_tensor_parallel_size",
-            layout.plan().expert_tensor(),
-        ));
+        all.push(number(EP, layout.ep));
+        all.push(number(ETP, layout.plan().expert_tensor()));
     }
     all.push(switch(
         "--sequence-parallel",
         "model.sequence_parallel",
         layout.sequence_parallel(),
     ));
-    all.push(valued(
-        "--micro-batch-size",
-        "train.micro_batch_size",
-        layout.micro_batch,
-    ));
-    all.push(valued(
-        "--global-batch-size",
-        "train.global_batch_size",
-        layout.global_batch,
-    ));
+    all.push(number(MICRO_BATCH, layout.micro_batch));
+    all.push(number(GLOBAL_BATCH, layout.global_batch));
     all.extend(recomputation(layout.recompute()));
     all.extend(sharding(layout));
     all.push(flag("--bf16", None));
@@ -323,6 +410,17 @@ pub(super) fn unsaid(layout: &Layout) -> Vec<String> {
         )),
         Schedule::OneFOneB | Schedule::Interleaved => {}
     }
+    let layers = arch.layers;
+    if layout.p > 1
+        && !layers.is_multiple_of(layout.p * layout.chunks)
+        && layout.uneven_ends().is_none()
+    {
+        unsaid.push(format!(
+            "The planner splits the {layers} layers as {} a stage{}: Megatron-Core sets only the first and last stages' layers apart from the rest, so this split needs its pipeline layout (--pipeline-model-parallel-layout), which is not written.",
+            uneven_split(layers, layout.p),
+            if layout.chunks > 1 { format!(", in {} chunks each", layout.chunks) } else { String::new() }
+        ));
+    }
     if layout.recompute() == Recompute::Op {
         unsaid.push("torchtitan's op-level recomputation has no Megatron-Core setting: nothing is recomputed as written; choose selective or full.".to_string());
     }
@@ -332,61 +430,116 @@ pub(super) fn unsaid(layout: &Layout) -> Vec<String> {
     unsaid
 }
 
-/// Megatron-Core's own checks that the plan fails, in its words
+/// The numbers Megatron-Core's checks read, as a launch gives them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Checked {
+    pub world: u32,
+    pub t: u32,
+    pub p: u32,
+    pub cp: u32,
+    pub chunks: u32,
+    pub micro_batch: u32,
+    pub global_batch: u32,
+    pub layers: u32,
+    pub heads: u32,
+    /// Key-value heads; `None` under multi-head latent attention.
+    pub query_groups: Option<u32>,
+    pub seq: u32,
+    pub experts: u32,
+    pub ep: u32,
+    /// FP8 weights gathered without a sharded optimizer to cast them.
+    pub fp8_gather_unsharded: bool,
+    /// Whether the first and last stages' layers are given
+    /// (`--decoder-first-pipeline-num-layers` and `--decoder-last-`).
+    pub uneven_ends_given: bool,
+}
+
+impl Checked {
+    /// The numbers of the plan as the planner runs it.
+    pub(super) fn of(layout: &Layout) -> Self {
+        let arch = layout.plan().arch;
+        Self {
+            world: layout.world,
+            t: layout.t,
+            p: layout.p,
+            cp: layout.cp,
+            chunks: layout.chunks,
+            micro_batch: layout.micro_batch,
+            global_batch: layout.global_batch,
+            layers: arch.layers,
+            heads: arch.heads,
+            query_groups: arch.mla.is_none().then_some(arch.kv_heads),
+            seq: layout.seq,
+            experts: arch.experts,
+            ep: layout.ep,
+            fp8_gather_unsharded: layout.precision() == Precision::Fp8Primary
+                && layout.stage() == ZeroStage::None,
+            uneven_ends_given: layout.uneven_ends().is_some(),
+        }
+    }
+}
+
+/// Megatron-Core's own checks that `numbers` fail, in its words
 /// (`arguments.py`'s `validate_args`, `transformer_config.py`'s
-/// `__post_init__`), with the plan's numbers.
-pub(super) fn refusals(layout: &Layout) -> Vec<String> {
-    let plan = layout.plan();
-    let arch = plan.arch;
+/// `__post_init__`, `num_microbatches_calculator.py`), with the numbers.
+pub(super) fn refusals(numbers: &Checked) -> Vec<String> {
+    let Checked {
+        world,
+        t,
+        p,
+        cp,
+        chunks,
+        ..
+    } = *numbers;
+    let (t, p, cp, chunks) = (t.max(1), p.max(1), cp.max(1), chunks.max(1));
     let mut refusals = Vec::new();
-    if !arch.heads.is_multiple_of(layout.t) {
+    let model = t * p * cp;
+    if !world.is_multiple_of(model) {
         refusals.push(format!(
-            "num_attention_heads ({}) must be a multiple of tensor_model_parallel_size ({}).",
-            arch.heads, layout.t
+            "world size ({world}) is not divisible by total_model_size (total_model_size={model})"
         ));
     }
-    if arch.mla.is_none()
-        && !(arch.kv_heads.is_multiple_of(layout.t)
-            || layout.t.is_multiple_of(arch.kv_heads.max(1)))
-    {
+    let data = (world / model).max(1);
+    let per_step = numbers.micro_batch.max(1) * data;
+    if !numbers.global_batch.is_multiple_of(per_step) {
         refusals.push(format!(
-            "num_query_groups ({}) must be a multiple or divisor of tensor_model_parallel_size ({}).",
-            arch.kv_heads, layout.t
+            "global batch size ({}) is not divisible by micro batch size ({}) times data parallel size ({data})",
+            numbers.global_batch, numbers.micro_batch
         ));
     }
-    if !arch.layers.is_multiple_of(layout.p * layout.chunks) {
-        refusals.push(if layout.chunks > 1 {
-            format!(
-                "{} layers do not split into {} stages of {} chunks each: Megatron-LM needs --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers for the planner's split ({} layers a stage), which are not written.",
-                arch.layers,
-                layout.p,
-                layout.chunks,
-                uneven_split(arch.layers, layout.p)
-            )
-        } else {
-            format!(
-                "Number of layers should be divisible by the pipeline-model-parallel size ({} layers, size {}; the planner's split, {} layers a stage, needs --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers, which are not written).",
-                arch.layers,
-                layout.p,
-                uneven_split(arch.layers, layout.p)
-            )
-        });
+    if !numbers.heads.is_multiple_of(t) {
+        refusals.push(format!(
+            "num_attention_heads ({}) must be a multiple of tensor_model_parallel_size ({t}).",
+            numbers.heads
+        ));
     }
-    if layout.chunks > 1 && layout.p <= 2 {
+    if let Some(groups) = numbers.query_groups {
+        if !(groups.is_multiple_of(t) || t.is_multiple_of(groups.max(1))) {
+            refusals.push(format!(
+                "num_query_groups ({groups}) must be a multiple or divisor of tensor_model_parallel_size ({t})."
+            ));
+        }
+    }
+    if chunks == 1 && !numbers.uneven_ends_given && !numbers.layers.is_multiple_of(p) {
+        refusals.push(
+            "Number of layers should be divisible by the pipeline-model-parallel size".to_string(),
+        );
+    }
+    if chunks > 1 && p <= 2 {
         refusals.push("When interleaved schedule is used and p2p communication overlap is disabled, pipeline-model-parallel size should be greater than 2 to avoid having multiple p2p sends and recvs between same 2 ranks per communication batch".to_string());
     }
-    if layout.cp > 1 && !layout.seq.is_multiple_of(2 * layout.cp) {
+    if cp > 1 && !numbers.seq.is_multiple_of(2 * cp) {
         refusals.push(
             "seq-length should be a multiple of 2 * context-parallel-size if context-parallel-size > 1."
                 .to_string(),
         );
     }
-    if arch.experts > 1 && !arch.experts.is_multiple_of(layout.ep) {
+    if numbers.experts > 1 && !numbers.experts.is_multiple_of(numbers.ep.max(1)) {
         refusals.push(
             "Number of experts should be a multiple of expert model parallel_size.".to_string(),
         );
     }
-    if layout.precision() == Precision::Fp8Primary && layout.stage() == ZeroStage::None {
+    if numbers.fp8_gather_unsharded {
         refusals.push("--fp8-param-gather only supported with distributed optimizer, torch fsdp2, megatron fsdp, or inference mode".to_string());
     }
     refusals
@@ -394,7 +547,7 @@ pub(super) fn refusals(layout: &Layout) -> Vec<String> {
 
 /// Megatron-LM's command line for the plan.
 pub(super) fn write(layout: &Layout, launch: &mut Launch) {
-    let mut command = Command::new("pretrain_gpt.py");
+    let mut command = Command::new(torchrun(layout.world, "pretrain_gpt.py"));
     for setting in settings(layout) {
         if let Some((flag, value)) = setting.flag {
             command.push(match value {
@@ -405,17 +558,16 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
     }
     launch.written_for = WRITTEN_FOR;
     launch.parts.push(Part {
-        name: "pretrain_gpt.py's flags",
+        name: "the command line",
         text: command.text(),
     });
     launch.unsaid.push(format!(
-        "Launch it on {} GPUs: torchrun's --nnodes times --nproc-per-node. The tokenizer's flags are yours to add (this model's vocabulary has {} entries).",
-        grouped(layout.world),
+        "The tokenizer's and the data's flags are yours to add (this model's vocabulary has {} entries); torchrun also needs the first node's address on more than one node.",
         grouped(layout.plan().arch.vocab)
     ));
     if matches!(layout.stage(), ZeroStage::Two | ZeroStage::Three) {
         launch.unsaid.push("Megatron-FSDP also asks that CUDA_DEVICE_MAX_CONNECTIONS be unset (or above 1), though Megatron-LM's examples set it to 1.".to_string());
     }
     launch.unsaid.extend(unsaid(layout));
-    launch.refusals.extend(refusals(layout));
+    launch.refusals.extend(refusals(&Checked::of(layout)));
 }

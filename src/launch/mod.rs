@@ -13,7 +13,10 @@
 mod bridge;
 mod deepspeed;
 mod megatron;
+mod read;
 mod torchtitan;
+
+pub use read::{read, Reading, Unreadable, LONGEST};
 
 use crate::model::activations::Recompute;
 use crate::model::choice::Choice;
@@ -200,6 +203,26 @@ impl<'a> Layout<'a> {
         self.plan().arch.experts
     }
 
+    /// The first and last stages' layers where the planner's split is
+    /// uneven and its middle stages are alike, as Megatron-Core takes an
+    /// uneven split without a layout string; `None` for an even split or
+    /// one it cannot take so.
+    fn uneven_ends(&self) -> Option<(u32, u32)> {
+        let layers = self.plan().arch.layers;
+        if self.chunks > 1 || self.p < 2 || layers.is_multiple_of(self.p) {
+            return None;
+        }
+        let sizes: Vec<u32> = crate::model::pipeline::stage_layers(layers, self.p)
+            .iter()
+            .map(|r| r.end - r.start)
+            .collect();
+        let middle = &sizes[1..sizes.len() - 1];
+        middle
+            .windows(2)
+            .all(|w| w[0] == w[1])
+            .then(|| (sizes[0], sizes[sizes.len() - 1]))
+    }
+
     /// What every tool is told of the plan that differs from what was asked.
     fn common_unsaid(&self) -> Vec<String> {
         let plan = self.plan();
@@ -246,6 +269,25 @@ impl Command {
     fn text(&self) -> String {
         self.arguments.join(" \\\n  ")
     }
+}
+
+/// Nodes of 8 GPUs, the HGX boards the presets' runs use, or one node
+/// for fewer (or a count 8 does not divide).
+fn gpus_per_node(world: u32) -> u32 {
+    if world.is_multiple_of(8) {
+        8
+    } else {
+        world.max(1)
+    }
+}
+
+/// torchrun's start of a command line for `world` GPUs running `program`.
+fn torchrun(world: u32, program: &str) -> String {
+    let per_node = gpus_per_node(world);
+    format!(
+        "torchrun --nnodes {} --nproc-per-node {per_node} {program}",
+        world / per_node
+    )
 }
 
 /// Layers per stage as the planner splits them when p does not divide

@@ -16,7 +16,7 @@
 //! `data_parallel_replicate_degree` (plain data parallelism, or HSDP's
 //! replicas); their product with t, p and cp is the world size.
 
-use super::{Command, Launch, Layout, Part};
+use super::{torchrun, Command, Launch, Layout, Part};
 use crate::model::activations::Recompute;
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::Schedule;
@@ -132,7 +132,8 @@ fn parallelism(layout: &Layout) -> Vec<(&'static str, &'static str, String)> {
 
 /// The command line of 2026.
 fn command(layout: &Layout, shipped: Option<(&str, &str)>) -> String {
-    let mut head = format!("NGPU={} ./run_train.sh", layout.world);
+    // run_train.sh starts one node; torchrun starts them all.
+    let mut head = torchrun(layout.world, "-m torchtitan.train");
     if let Some((module, config)) = shipped {
         head.push_str(&format!(" --module {module} --config {config}"));
     }
@@ -257,6 +258,9 @@ fn unsaid(layout: &Layout, shipped: bool) -> Vec<String> {
             layout.p,
             layout.chunks
         ));
+    }
+    if layout.bf16_moments() {
+        unsaid.push("BF16 moments are on the 2026 command line only (fused_opt_states_bf16, March 2026): the TOML of 2025 has none.".to_string());
     }
     if layout.recompute() == Recompute::Selective {
         unsaid.push("Megatron-LM's selective recomputation (the attention core) has no torchtitan setting: with FlashAttention it recomputes nothing, so none is written.".to_string());

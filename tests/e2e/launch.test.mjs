@@ -23,7 +23,7 @@ test('a tab shows its tool\'s text for the plan on screen, follows the controls 
   const command = page.locator('pre[data-export="torchtitan"]').first();
   await command.waitFor();
   let list = words(await command.textContent());
-  assert.equal(list[0], 'NGPU=8');
+  assert.deepEqual(list.slice(0, 6), ['torchrun', '--nnodes', '1', '--nproc-per-node', '8', '-m']);
   assert.equal(after(list, '--config'), 'llama3_8b');
   assert.equal(after(list, '--parallelism.data_parallel_shard_degree'), '8');
   // 2 sequences of 8,192 tokens a rank's micro-batch; 16 a step.
@@ -53,15 +53,56 @@ test('a tab shows its tool\'s text for the plan on screen, follows the controls 
   await close();
 });
 
-test('a layout Megatron-LM refuses is quoted in its words, and what it cannot take is said', async () => {
-  // 32 layers on 3 stages: Megatron-LM needs flags for uneven stages, which are not written.
-  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=llama3-8b&gpus=24&pp=3&export=megatron-lm`);
+test('a layout Megatron-LM refuses is quoted in its words, and an uneven split it takes is written', async () => {
+  // 12 heads over t 8: Megatron-Core's TransformerConfig refuses it.
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=llama3-8b&heads=12&kv-heads=12&hidden=1536&gpus=8&tp=8&export=megatron-lm`);
   await ready(page);
   const tab = page.locator('.launch__tab:not([hidden])');
-  assert.match(await tab.locator('.launch__refusals').textContent(), /Megatron-LM will stop: “Number of layers should be divisible by the pipeline-model-parallel size \(32 layers, size 3/);
+  assert.match(await tab.locator('.launch__refusals').textContent(), /Megatron-LM will stop: “num_attention_heads \(12\) must be a multiple of tensor_model_parallel_size \(8\)\.”/);
+  // 32 layers on 3 stages, the planner's 10, 11, 11: the first and last stages' flags.
+  await page.locator('fieldset[data-param="tp"] label', { hasText: /^1$/ }).click();
+  await urlMatching(page, /^(?!.*tp=)/);
+  const pp = page.locator('input[data-param="pp"]').first();
+  await pp.fill('3');
+  await pp.press('Enter');
+  await urlMatching(page, /pp=3/);
   const flags = words(await tab.locator('pre[data-export="megatron-lm"]').textContent());
   assert.equal(after(flags, '--pipeline-model-parallel-size'), '3');
-  assert.equal(after(flags, '--num-layers'), '32');
+  assert.equal(after(flags, '--decoder-first-pipeline-num-layers'), '10');
+  assert.equal(after(flags, '--decoder-last-pipeline-num-layers'), '11');
+  assert.equal(await tab.locator('.launch__refusals li').count(), 0);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a pasted Megatron-LM command line becomes the plan, says what it read and ignored, and a bad paste changes nothing', async () => {
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&gpu=a100-80gb&export=megatron-lm`, { viewport: { width: 1440, height: 900 } });
+  await ready(page);
+  const box = page.locator('textarea[data-import]');
+  const report = page.locator('[data-import-report]');
+  // A hostile paste: a negative size. A notice, and the plan is as it was.
+  const before = await readouts(page);
+  await box.fill('torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size -1');
+  await page.getByRole('button', { name: 'Read', exact: true }).click();
+  await report.getByText('--tensor-model-parallel-size -1: a size is a whole number from 1. Nothing was changed.').waitFor();
+  assert.deepEqual(await readouts(page), before);
+  // Megatron-LM's GPT-3 175B example's values (examples/gpt3/train_gpt3_175b_distributed.sh
+  // at 157006d) on 128 nodes of 8: t 8, p 16, d = 1,024 / 128 = 8, 1,536 / 8 = 192 micro-batches.
+  await box.fill('torchrun --nnodes 128 --nproc-per-node 8 pretrain_gpt.py \\\n  --num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 \\\n  --micro-batch-size 1 --global-batch-size 1536 --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --lr 6.0e-5');
+  await page.getByRole('button', { name: 'Read', exact: true }).click();
+  await urlMatching(page, /tp=8/);
+  const url = new URL(page.url());
+  for (const [key, value] of [['model', 'gpt3-175b'], ['gpus', '1024'], ['tp', '8'], ['pp', '16'], ['batch', '1536'], ['seq', '2048'], ['export', 'megatron-lm']]) {
+    assert.equal(url.searchParams.get(key), value, key);
+  }
+  const found = await readouts(page);
+  assert.equal(found['micro-batches'].value, 192);
+  assert.match(await report.textContent(), /Not part of a layout, left as they are: --lr\./);
+  // The URL is an ordinary planner state: it reopens the same plan.
+  const again = await open(app.browser, page.url());
+  await ready(again.page);
+  assert.equal((await readouts(again.page))['micro-batches'].value, 192);
+  await again.close();
   assert.deepEqual(errors, []);
   await close();
 });

@@ -177,6 +177,45 @@ impl PlannerParams {
         }
     }
 
+    /// These parameters with a launch configuration's `pairs` read over
+    /// them (`launch::read`), and what the URL reader said of them: a
+    /// model named drops a size and shape set before.
+    pub fn with_reading(&self, pairs: &[(&'static str, String)]) -> (Self, Vec<Notice>) {
+        let mut written = Pairs::new();
+        self.write(&mut written);
+        // A shape two presets share (Llama 2 and 3 70B differ only in the
+        // vocabulary, which Megatron-LM takes from the tokenizer) keeps the
+        // model on screen when it is one of them.
+        let current = self.scenario.model;
+        let same_shape = |id: &str| {
+            model_preset(id).is_some_and(|m| {
+                let (a, b) = (m.arch, current.arch);
+                (a.layers, a.hidden, a.ffn, a.heads, a.kv_heads)
+                    == (b.layers, b.hidden, b.ffn, b.heads, b.kv_heads)
+            })
+        };
+        let pairs: Vec<(&'static str, String)> = pairs
+            .iter()
+            .map(|(k, v)| match *k {
+                "model" if self.model_chosen && same_shape(v) => (*k, current.id.to_string()),
+                _ => (*k, v.clone()),
+            })
+            .collect();
+        let names_model = pairs.iter().any(|(k, _)| *k == "model");
+        written.retain(|(key, _)| {
+            let set_again = pairs.iter().any(|(k, _)| k == key);
+            let a_size = matches!(
+                key.as_str(),
+                "params" | "layers" | "hidden" | "ffn" | "heads" | "kv-heads"
+            );
+            !(set_again || names_model && a_size)
+        });
+        written.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
+        let mut notices = Vec::new();
+        let read = Self::from_query(&Query::from_pairs(written), &mut notices);
+        (read, notices)
+    }
+
     /// The plan the estimator evaluates.
     pub fn plan(&self) -> Plan {
         let arch = self.scenario.arch();
@@ -231,7 +270,11 @@ impl PlannerParams {
         self.expert_tensor = plan.expert_tensor;
         self.stage = plan.stage;
         self.schedule = plan.schedule;
-        self.chunks = plan.chunks;
+        // The search's plans carry 1 chunk but for the interleaved
+        // schedule, a value the `chunks` key does not take.
+        if plan.schedule == Schedule::Interleaved {
+            self.chunks = plan.chunks;
+        }
         self.micro_batch = plan.activations.micro_batch as u32;
         self.sequence_parallel = plan.activations.sequence_parallel;
         self.recompute = plan.activations.recompute;
@@ -639,7 +682,14 @@ impl Params for PlannerParams {
                     <LayoutTable data=Signal::derive(move || data.with(|d| d.search.clone())) apply=apply/>
                 </Show>
                 <Show when=move || data.with(|d| d.launch.is_some())>
-                    <RunItWith data=Signal::derive(move || data.with(|d| d.launch.clone()))/>
+                    <RunItWith
+                        data=Signal::derive(move || data.with(|d| d.launch.clone()))
+                        read=Callback::new(move |pairs: Vec<(&'static str, String)>| {
+                            let (read, notices) = params.with_untracked(|p| p.with_reading(&pairs));
+                            params.update(|p| *p = read);
+                            notices.into_iter().map(|n| n.message).collect()
+                        })
+                    />
                 </Show>
             </div>
         }
