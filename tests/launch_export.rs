@@ -317,9 +317,9 @@ proptest! {
     /// tool's own arithmetic, re-derived here from the text it reads:
     /// Megatron-LM's and Bridge's world = t·p·cp·d and global batch =
     /// micro-batch × d × micro-batches (`num_microbatches_calculator.py`);
-    /// DeepSpeed's train_batch_size = micro-batch × accumulation × world / (t·p)
-    /// (`config.py`'s batch assertion, with Megatron-DeepSpeed's data-parallel
-    /// size); torchtitan's degrees multiply to NGPU (`parallel_dims.py`) and
+    /// DeepSpeed's train_batch_size = micro-batch × accumulation × world /
+    /// (t·p·Ulysses' degree) (`config.py`'s batch assertion, with
+    /// Megatron-DeepSpeed's data-parallel size); torchtitan's degrees multiply to NGPU (`parallel_dims.py`) and
     /// its tokens a micro-batch divide by the sequence (its batcher's check).
     #[test]
     fn every_tool_is_given_a_batch_and_a_world_it_accepts(
@@ -354,16 +354,19 @@ proptest! {
         prop_assert_eq!(toml["training"]["global_batch_size"].as_integer(), Some(global as i64));
         let tokens = number(&command, "--training.num_tokens_per_microbatch_per_dp_rank");
         prop_assert_eq!(tokens % number(&command, "--training.max_context_length"), 0);
-        if cp == 1 {
-            let deepspeed = launch(&query, Tool::DeepSpeed);
-            let json: serde_json::Value = serde_json::from_str(part(&deepspeed, "ds_config")).expect("valid JSON");
-            let field = |key: &str| json[key].as_u64().unwrap();
-            prop_assert_eq!(
-                field("train_batch_size"),
-                field("train_micro_batch_size_per_gpu") * field("gradient_accumulation_steps") * world / (t * p),
-                "{}", query
-            );
-        }
+        // Megatron-DeepSpeed's data-parallel size is world / (t·p·Ulysses'
+        // degree), the plan's cp written as Ulysses' (`validate_args`).
+        let deepspeed = launch(&query, Tool::DeepSpeed);
+        let json: serde_json::Value = serde_json::from_str(part(&deepspeed, "ds_config")).expect("valid JSON");
+        let field = |key: &str| json[key].as_u64().unwrap();
+        let ds_flags = words(part(&deepspeed, "command line"));
+        let ulysses = value(&ds_flags, "--ds-sequence-parallel-size").map_or(1, |v| v.parse::<u64>().unwrap());
+        prop_assert_eq!(ulysses, u64::from(cp));
+        prop_assert_eq!(
+            field("train_batch_size"),
+            field("train_micro_batch_size_per_gpu") * field("gradient_accumulation_steps") * world / (t * p * ulysses),
+            "{}", query
+        );
     }
 }
 
