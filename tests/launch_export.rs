@@ -510,6 +510,22 @@ fn hostile_pastes_are_refused_with_a_notice() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
 
+    /// Any text, and flags with any sizes (the largest the reader takes
+    /// multiplied together among them), reads or is refused without a panic.
+    #[test]
+    fn any_paste_reads_or_is_refused(
+        text in any::<String>(),
+        sizes in proptest::collection::vec(1u32..=(1 << 20), 6),
+    ) {
+        let _ = parallax::launch::read(&text);
+        let flags = format!(
+            "--nnodes {} --nproc-per-node {} --tensor-model-parallel-size {} --pipeline-model-parallel-size {} --context-parallel-size {} --micro-batch-size {}",
+            sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5]
+        );
+        let reading = parallax::launch::read(&flags).expect("sizes in range read");
+        prop_assert!(reading.pairs.iter().any(|(k, _)| *k == "gpus"));
+    }
+
     /// For random plans, reading back what Megatron-LM and Megatron-Bridge
     /// are given gives the same plan: its layout, batch, recomputation,
     /// sharding, formats and GPUs at work (the schedules and recomputations

@@ -493,14 +493,15 @@ pub(super) fn refusals(numbers: &Checked) -> Vec<String> {
     } = *numbers;
     let (t, p, cp, chunks) = (t.max(1), p.max(1), cp.max(1), chunks.max(1));
     let mut refusals = Vec::new();
-    let model = t * p * cp;
+    // Saturating: the sizes may come from a paste (`read.rs`).
+    let model = t.saturating_mul(p).saturating_mul(cp);
     if !world.is_multiple_of(model) {
         refusals.push(format!(
             "world size ({world}) is not divisible by total_model_size (total_model_size={model})"
         ));
     }
     let data = (world / model).max(1);
-    let per_step = numbers.micro_batch.max(1) * data;
+    let per_step = numbers.micro_batch.max(1).saturating_mul(data);
     if !numbers.global_batch.is_multiple_of(per_step) {
         refusals.push(format!(
             "global batch size ({}) is not divisible by micro batch size ({}) times data parallel size ({data})",
@@ -528,7 +529,7 @@ pub(super) fn refusals(numbers: &Checked) -> Vec<String> {
     if chunks > 1 && p <= 2 {
         refusals.push("When interleaved schedule is used and p2p communication overlap is disabled, pipeline-model-parallel size should be greater than 2 to avoid having multiple p2p sends and recvs between same 2 ranks per communication batch".to_string());
     }
-    if cp > 1 && !numbers.seq.is_multiple_of(2 * cp) {
+    if cp > 1 && !numbers.seq.is_multiple_of(cp.saturating_mul(2)) {
         refusals.push(
             "seq-length should be a multiple of 2 * context-parallel-size if context-parallel-size > 1."
                 .to_string(),

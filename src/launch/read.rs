@@ -54,15 +54,19 @@ fn unclosed_quote_line(text: &str) -> usize {
     opened_at
 }
 
-/// A size a flag or key gives: a whole number from 1.
+/// The largest size read: 16 times the planner's most GPUs, so that the
+/// products of sizes the checks form stay far from overflowing.
+const LARGEST: u32 = 1 << 20;
+
+/// A size a flag or key gives: a whole number from 1 to [`LARGEST`].
 fn size(name: &str, value: &str) -> Result<u32, Unreadable> {
     value
         .parse::<u32>()
         .ok()
-        .filter(|&v| v >= 1)
+        .filter(|v| (1..=LARGEST).contains(v))
         .ok_or_else(|| {
             Unreadable(format!(
-                "{name} {value}: a size is a whole number from 1. Nothing was changed."
+                "{name} {value}: a size is a whole number from 1 to 1,048,576. Nothing was changed."
             ))
         })
 }
@@ -230,7 +234,10 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
             push(&mut reading.pairs, "schedule", "1f1b".to_string());
         }
     }
-    let world = switches.world.iter().product::<u32>();
+    let world = switches
+        .world
+        .iter()
+        .fold(1u32, |all, n| all.saturating_mul(*n));
     if switches.world.is_empty() {
         reading.ignored.push("No world size was given (torchrun's --nnodes and --nproc-per-node, or WORLD_SIZE): the planner's GPU count is kept.".to_string());
     } else {
@@ -245,7 +252,9 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
             chunks,
             micro_batch: micro,
             // Without one, Megatron-LM takes micro-batch × d (`arguments.py`).
-            global_batch: global.unwrap_or(micro * (world / (t * p * cp)).max(1)),
+            global_batch: global.unwrap_or(
+                micro.saturating_mul((world / t.saturating_mul(p).saturating_mul(cp)).max(1)),
+            ),
             layers: number(megatron::LAYERS).unwrap_or(1),
             heads: number(megatron::HEADS).unwrap_or(t),
             query_groups: number(megatron::QUERY_GROUPS)
