@@ -17,10 +17,17 @@ async function figureValues(page) {
       sections.map((section) => [
         section.id,
         Object.fromEntries(
-          [...section.querySelectorAll('[data-readout]')].map((r) => [
-            r.dataset.readout,
-            `${r.querySelector('.readout__label')?.textContent} = ${r.querySelector('.readout__value')?.textContent} (${r.dataset.value})`,
-          ]),
+          [
+            ...[...section.querySelectorAll('[data-readout]')].map((r) => [
+              r.dataset.readout,
+              `${r.querySelector('.readout__label')?.textContent} = ${r.querySelector('.readout__value')?.textContent} (${r.dataset.value})`,
+            ]),
+            // The planner's launch texts, and whether each is shown: what its `export` control changes.
+            ...[...section.querySelectorAll('pre[data-export]')].map((pre, i) => [
+              `export ${i}`,
+              `${pre.dataset.export} ${pre.closest('[hidden]') ? 'hidden' : 'shown'}: ${pre.textContent}`,
+            ]),
+          ],
         ),
       ]),
     ),

@@ -84,7 +84,7 @@ test('a pasted Megatron-LM command line becomes the plan, says what it read and 
   const before = await readouts(page);
   await box.fill('torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size -1');
   await page.getByRole('button', { name: 'Read', exact: true }).click();
-  await report.getByText('--tensor-model-parallel-size -1: a size is a whole number from 1. Nothing was changed.').waitFor();
+  await report.getByText('--tensor-model-parallel-size -1: a size is a whole number from 1 to 1,048,576. Nothing was changed.').waitFor();
   assert.deepEqual(await readouts(page), before);
   // Megatron-LM's GPT-3 175B example's values (examples/gpt3/train_gpt3_175b_distributed.sh
   // at 157006d) on 128 nodes of 8: t 8, p 16, d = 1,024 / 128 = 8, 1,536 / 8 = 192 micro-batches.
