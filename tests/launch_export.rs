@@ -384,8 +384,11 @@ fn read_over(
         &parallax::model::query::Query::parse(query),
         &mut notices,
     );
-    let reading = parallax::launch::read(text).expect("read");
-    let (read, notices) = params.with_reading(&reading.pairs);
+    // As the page has it: read in the worker, sent as text, decoded.
+    use parallax::launch::wire;
+    let reading = wire::decode(&wire::encode(&parallax::launch::read(text)))
+        .unwrap_or_else(|e| panic!("{text}: {}", e.0));
+    let (read, notices) = params.with_reading(&reading);
     assert!(notices.is_empty(), "{notices:?}");
     (read, reading)
 }
@@ -496,14 +499,24 @@ fn hostile_pastes_are_refused_with_a_notice() {
         "Line 2: a quote opens and is never closed",
     );
     refused(&"--lr 1 ".repeat(20_000), "at most 65,536");
+    // serde_json stops at 128 levels of nesting.
     refused(
         &format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000)),
-        "DeepSpeed's JSON",
+        "Line 1: this JSON does not parse (recursion limit exceeded)",
+    );
+    refused(
+        "{\n  \"train_batch_size\": 1e309\n}",
+        "Line 2: this JSON does not parse (number out of range)",
     );
     refused(
         "[training]\nseq_len = 1\n[training]\nseq_len = 2",
-        "a torchtitan TOML",
+        "Line 3: this TOML does not parse",
     );
+    refused(
+        "[training]\nlocal_batch_size = 0\n",
+        "training.local_batch_size 0: a size is a whole number from 1",
+    );
+    refused(&"{\"a\": 1}".repeat(1 << 17), "at most 65,536");
     refused("hello world", "No flag");
 }
 
@@ -523,7 +536,7 @@ proptest! {
             sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5]
         );
         let reading = parallax::launch::read(&flags).expect("sizes in range read");
-        prop_assert!(reading.pairs.iter().any(|(k, _)| *k == "gpus"));
+        prop_assert!(reading.pairs.iter().any(|(k, _)| k == "gpus"));
     }
 
     /// For random plans, reading back what Megatron-LM and Megatron-Bridge
@@ -557,5 +570,360 @@ proptest! {
             prop_assert_eq!((after.schedule, after.chunks), (before.schedule, before.chunks), "{}", query);
         }
         prop_assert_eq!(after.arch, before.arch, "{}", query);
+    }
+}
+
+/// A file of `tests/launch-configs/` (its source and commit are in that
+/// folder's `SOURCES.md`), as a reader pastes it.
+fn config(name: &str) -> String {
+    let path = format!("{}/tests/launch-configs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The planner's URL after an import: what the page's address then holds.
+fn query_of(params: &parallax::figures::planner::PlannerParams) -> String {
+    use parallax::figures::figure::Params;
+    let mut pairs = parallax::model::query::Pairs::new();
+    params.write(&mut pairs);
+    parallax::model::query::to_search(&pairs)
+}
+
+/// Llama 3's parameters from its published shape (Meta's `params.json`:
+/// head width 128, 8 key-value heads, vocabulary 128,256, embedding and
+/// output untied, two norms a layer and one at the end).
+fn llama3_parameters(layers: f64, hidden: f64, ffn: f64) -> f64 {
+    let (vocab, kv) = (128_256.0, 8.0 * 128.0);
+    let layer = 2.0 * hidden * hidden + 2.0 * hidden * kv + 3.0 * hidden * ffn + 2.0 * hidden;
+    2.0 * vocab * hidden + layers * layer + hidden
+}
+
+/// The state a GPU holds under mixed-precision Adam with every part of it
+/// sharded over `gpus` (ZeRO-3, as FSDP's full sharding): 16 bytes a
+/// parameter, 2 + 2 + 4 + 4 + 4 (ZeRO, Rajbhandari et al. 2020, §3).
+fn sharded_state(parameters: f64, gpus: f64) -> f64 {
+    16.0 * parameters / gpus
+}
+
+/// `actual` within a thousandth of `expected`.
+fn near(actual: f64, expected: f64) -> bool {
+    (actual / expected - 1.0).abs() < 1e-3
+}
+
+/// torchtitan's Llama 3 8B preset (its comment: for 64 A100s), pasted: its
+/// era named, FSDP over all 64 GPUs (`data_parallel_shard_degree = -1`),
+/// a rank's batch of 1 of 8,192 tokens, selective recomputation of the
+/// operators, no torch.compile; exported again, its keys come back.
+#[test]
+fn torchtitan_llama3_8b_toml_round_trips() {
+    let (params, reading) = read_over(
+        "gpu=a100-80gb&gpus=64",
+        &config("torchtitan-llama3_8b.toml"),
+    );
+    assert_eq!(reading.format, "torchtitan's TOML of 2024 to March 2025");
+    let plan = params.plan();
+    assert_eq!(params.scenario.model.id, "llama3-8b");
+    assert_eq!(
+        (
+            plan.tensor,
+            plan.pipeline,
+            plan.context,
+            plan.data_parallel()
+        ),
+        (1, 1, 1, 64)
+    );
+    assert_eq!(plan.stage, parallax::model::memory::ZeroStage::Three);
+    // A rank's batch of 1 with no accumulation: 64 sequences a step.
+    assert_eq!(
+        (plan.micro_batch(), plan.micro_batches(), plan.batch),
+        (1.0, 1, 64.0)
+    );
+    assert_eq!(plan.activations.seq, 8192.0);
+    assert_eq!(
+        plan.activations.recompute,
+        parallax::model::activations::Recompute::Op
+    );
+    let state = common::readout("planner", &query_of(&params), "state-per-gpu");
+    let expected = sharded_state(llama3_parameters(32.0, 4096.0, 14_336.0), 64.0);
+    assert!(near(state, expected), "{state} against {expected}");
+    let titan = parallax::launch::export(Tool::Torchtitan, &params.launch_run(&plan));
+    let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+    // The 2025 TOML's names for the file's: `batch_size` is now
+    // `local_batch_size`, `training.compile` is `compile.enable`, and -1
+    // the GPUs left: 64.
+    assert_eq!(toml["training"]["local_batch_size"].as_integer(), Some(1));
+    assert_eq!(toml["training"]["seq_len"].as_integer(), Some(8192));
+    assert_eq!(toml["compile"]["enable"].as_bool(), Some(false));
+    let parallelism = &toml["parallelism"];
+    for (key, value) in [
+        ("data_parallel_replicate_degree", 1),
+        ("data_parallel_shard_degree", 64),
+        ("tensor_parallel_degree", 1),
+        ("pipeline_parallel_degree", 1),
+        ("context_parallel_degree", 1),
+    ] {
+        assert_eq!(parallelism[key].as_integer(), Some(value), "{key}");
+    }
+    assert_eq!(
+        toml["activation_checkpoint"]["mode"].as_str(),
+        Some("selective")
+    );
+    assert_eq!(
+        toml["activation_checkpoint"]["selective_ac_option"].as_str(),
+        Some("op")
+    );
+}
+
+/// torchtitan's Llama 3 70B preset (for 64 A100s): t 8 leaves FSDP 8, a
+/// rank's batch of 8, full recomputation; exported again, its keys come back.
+#[test]
+fn torchtitan_llama3_70b_toml_round_trips() {
+    let (params, reading) = read_over(
+        "gpu=a100-80gb&gpus=64",
+        &config("torchtitan-llama3_70b.toml"),
+    );
+    assert_eq!(reading.tool, Some(Tool::Torchtitan));
+    let plan = params.plan();
+    assert_eq!(params.scenario.model.id, "llama3-70b");
+    assert_eq!(
+        (plan.tensor, plan.pipeline, plan.data_parallel()),
+        (8, 1, 8)
+    );
+    assert_eq!(
+        (plan.micro_batch(), plan.micro_batches(), plan.batch),
+        (8.0, 1, 64.0)
+    );
+    assert_eq!(
+        plan.activations.recompute,
+        parallax::model::activations::Recompute::Full
+    );
+    // FSDP shards over its 8 ranks, tensor parallelism over 8 more: 64 ways.
+    let state = common::readout("planner", &query_of(&params), "state-per-gpu");
+    let expected = sharded_state(llama3_parameters(80.0, 8192.0, 28_672.0), 64.0);
+    assert!(near(state, expected), "{state} against {expected}");
+    let titan = parallax::launch::export(Tool::Torchtitan, &params.launch_run(&plan));
+    let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+    assert_eq!(toml["training"]["local_batch_size"].as_integer(), Some(8));
+    assert_eq!(
+        toml["parallelism"]["tensor_parallel_degree"].as_integer(),
+        Some(8)
+    );
+    assert_eq!(
+        toml["parallelism"]["data_parallel_shard_degree"].as_integer(),
+        Some(8)
+    );
+    assert_eq!(toml["activation_checkpoint"]["mode"].as_str(), Some("full"));
+}
+
+/// torchtitan's Llama 3.1 405B preset (for 128 H100s): t 8 and FSDP 16,
+/// Float8 with FSDP's gathers in FP8, torch.compile; its async tensor
+/// parallelism is named as left out. Exported again, its keys come back.
+#[test]
+fn torchtitan_llama3_405b_toml_round_trips() {
+    let (params, reading) = read_over(
+        "gpu=h100-sxm&gpus=128",
+        &config("torchtitan-llama3_405b.toml"),
+    );
+    let plan = params.plan();
+    assert_eq!(params.scenario.model.id, "llama3-405b");
+    assert_eq!((plan.tensor, plan.data_parallel()), (8, 16));
+    assert_eq!((plan.micro_batch(), plan.batch), (2.0, 32.0));
+    assert_eq!(
+        params.scenario.software,
+        parallax::model::software::Software::Torchtitan
+    );
+    assert!(plan.numerics.fp8_inputs(), "{:?}", plan.numerics);
+    assert!(
+        reading
+            .ignored
+            .join(" ")
+            .contains("parallelism.enable_async_tensor_parallel"),
+        "{:?}",
+        reading.ignored
+    );
+    let titan = parallax::launch::export(Tool::Torchtitan, &params.launch_run(&plan));
+    let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+    assert_eq!(toml["model"]["converters"][0].as_str(), Some("float8"));
+    assert_eq!(
+        toml["float8"]["enable_fsdp_float8_all_gather"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(toml["compile"]["enable"].as_bool(), Some(true));
+    assert_eq!(toml["training"]["local_batch_size"].as_integer(), Some(2));
+    assert_eq!(
+        toml["parallelism"]["data_parallel_shard_degree"].as_integer(),
+        Some(16)
+    );
+}
+
+/// A ds_config.json's keys in the planner's DeepSpeed export of `params`.
+fn deepspeed_config(params: &parallax::figures::planner::PlannerParams) -> serde_json::Value {
+    let plan = params.plan();
+    let launch = parallax::launch::export(Tool::DeepSpeed, &params.launch_run(&plan));
+    serde_json::from_str(part(&launch, "ds_config")).expect("valid JSON")
+}
+
+/// Megatron-DeepSpeed's universal-checkpointing example: 16 sequences a
+/// step in micro-batches of 4, ZeRO-3, BF16. On 4 GPUs that is one
+/// micro-batch a step (16 = 4 × 1 × 4, DeepSpeed's batch rule).
+#[test]
+fn megatron_deepspeed_ds_config_round_trips() {
+    let (params, reading) = read_over(
+        "gpu=a100-80gb&gpus=4",
+        &config("megatron-deepspeed-universal-checkpointing.json"),
+    );
+    assert_eq!(
+        (reading.tool, reading.format.as_str()),
+        (Some(Tool::DeepSpeed), "DeepSpeed's JSON")
+    );
+    let plan = params.plan();
+    assert_eq!(plan.stage, parallax::model::memory::ZeroStage::Three);
+    assert_eq!(
+        (plan.micro_batch(), plan.batch, plan.micro_batches()),
+        (4.0, 16.0, 1)
+    );
+    let json = deepspeed_config(&params);
+    assert_eq!(json["train_batch_size"], 16);
+    assert_eq!(json["train_micro_batch_size_per_gpu"], 4);
+    assert_eq!(json["gradient_accumulation_steps"], 1);
+    assert_eq!(json["zero_optimization"]["stage"], 3);
+    assert_eq!(json["bf16"]["enabled"], true);
+}
+
+/// DeepSpeed's AutoTP example for Hugging Face (t 4, ZeRO-2, the batch
+/// "auto", left to Hugging Face's Trainer): t and the stage are read, the
+/// batch is kept and the report says why. The export writes t in
+/// Megatron-DeepSpeed's flags, where Megatron's model takes it.
+#[test]
+fn deepspeed_autotp_config_round_trips() {
+    let (params, reading) = read_over(
+        "gpu=h100-sxm&gpus=8&batch=64",
+        &config("deepspeed-tensor-parallel-hf.json"),
+    );
+    let plan = params.plan();
+    assert_eq!(
+        (plan.tensor, plan.stage),
+        (4, parallax::model::memory::ZeroStage::Two)
+    );
+    assert_eq!(plan.batch, 64.0);
+    assert!(
+        reading.ignored.join(" ").contains("\"auto\""),
+        "{:?}",
+        reading.ignored
+    );
+    assert_eq!(deepspeed_config(&params)["zero_optimization"]["stage"], 2);
+    let launch = parallax::launch::export(Tool::DeepSpeed, &params.launch_run(&plan));
+    let flags = words(part(&launch, "Megatron-DeepSpeed"));
+    assert_eq!(value(&flags, "--tensor-model-parallel-size"), Some("4"));
+}
+
+/// DeepSpeedExamples' ZeRO-3 config for Qwen 3.5's experts: micro-batches
+/// of 2, one a step, and no global batch, which DeepSpeed then takes as
+/// 2 × 1 × its data-parallel size: 16 on 8 GPUs.
+#[test]
+fn deepspeed_zero3_config_round_trips() {
+    let (params, reading) = read_over(
+        "gpu=h100-sxm&gpus=8",
+        &config("deepspeed-zero3-qwen3_5-moe.json"),
+    );
+    assert_eq!(reading.batch_per_replica, Some(2));
+    let plan = params.plan();
+    assert_eq!(
+        (plan.micro_batch(), plan.batch, plan.micro_batches()),
+        (2.0, 16.0, 1)
+    );
+    let json = deepspeed_config(&params);
+    assert_eq!(json["train_micro_batch_size_per_gpu"], 2);
+    assert_eq!(json["gradient_accumulation_steps"], 1);
+    assert_eq!(json["train_batch_size"], 16);
+    assert_eq!(json["zero_optimization"]["stage"], 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// For random plans torchtitan and DeepSpeed can express, each part of
+    /// their export read back gives the same plan. What each cannot take is
+    /// left out of the plans drawn, with the reason its export says beside
+    /// the text: torchtitan has no ZeRO-1 (FSDP without resharding is read
+    /// as ZeRO-2), no Megatron-style selective recomputation, and splits
+    /// the norms whenever t > 1; DeepSpeed's JSON has no FP8 nor BF16
+    /// moments, its pipeline takes neither ZeRO-2 nor 3 nor interleaving,
+    /// and it recomputes all or nothing. torchtitan's 2026 command line
+    /// leaves recomputation, compile and FP8 to the configuration function,
+    /// so only its TOML is compared on them.
+    #[test]
+    fn a_plan_read_back_from_torchtitan_or_deepspeed_is_the_same_plan(
+        model in prop::sample::select(vec!["llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b"]),
+        gpus in 8u32..1024, tp in prop::sample::select(vec![1u32, 2, 4, 8]), pp in prop::sample::select(vec![1u32, 2, 4]),
+        cp in prop::sample::select(vec![1u32, 2]), stage in 0u32..4, micro in 1u32..4, replicas in 1u32..4,
+        recompute in prop::sample::select(vec!["none", "op", "full"]),
+        precision in prop::sample::select(vec!["bf16", "fp8", "fp8-primary"]),
+        deepspeed in any::<bool>(),
+    ) {
+        prop_assume!(tp * pp * cp <= gpus);
+        let (tool, stage) = if deepspeed {
+            (Tool::DeepSpeed, if pp > 1 { stage % 2 } else { stage })
+        } else {
+            (Tool::Torchtitan, stage.max(2) * u32::from(stage > 0))
+        };
+        let recompute = if deepspeed && recompute == "op" { "full" } else { recompute };
+        let precision = if deepspeed { "bf16" } else { precision };
+        // torchtitan's numbers are its own software's (torch.compile on).
+        let software = if deepspeed { "megatron" } else { "torchtitan" };
+        let query = format!("model={model}&gpu=h100-sxm&gpus={gpus}&tp={tp}&pp={pp}&cp={cp}&stage={stage}&micro-batch={micro}&batch={}&schedule=1f1b&sp={}&recompute={recompute}&precision={precision}&software={software}", micro * gpus * replicas, u8::from(tp > 1));
+        let before = common::plan(&query);
+        let launch = launch(&query, tool);
+        for (index, part) in launch.parts.iter().enumerate() {
+            let (after, _) = read_over(&query, &part.text);
+            let after = after.plan();
+            let name = part.name;
+            prop_assert_eq!((after.tensor, after.pipeline, after.context), (before.tensor, before.pipeline, before.context), "{} {}", name, query);
+            prop_assert_eq!(after.sequences_run(), before.sequences_run(), "{} {}", name, query);
+            prop_assert_eq!(after.gpus_used(), before.gpus_used(), "{} {}", name, query);
+            prop_assert_eq!(after.micro_batch(), before.micro_batch(), "{} {}", name, query);
+            // Sharded over one GPU is not sharded: FSDP of degree 1 is read as ZeRO-0.
+            if before.data_parallel() > 1 {
+                prop_assert_eq!(after.stage, before.stage, "{} {}", name, query);
+            }
+            // torchtitan's 2026 command line (its first part) names none of them.
+            if deepspeed || index > 0 {
+                prop_assert_eq!(after.activations.recompute, before.activations.recompute, "{} {}", name, query);
+                prop_assert_eq!(after.numerics, before.numerics, "{} {}", name, query);
+            }
+            prop_assert_eq!(after.arch, before.arch, "{} {}", name, query);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Any reading, its texts holding tabs, line breaks and backslashes,
+    /// crosses from the launch worker to the page as it was; so does any
+    /// refusal.
+    #[test]
+    fn a_reading_crosses_to_the_page_unchanged(
+        texts in proptest::collection::vec(any::<String>(), 0..6),
+        pairs in proptest::collection::vec((any::<String>(), any::<String>()), 0..6),
+        sizes in (proptest::option::of(any::<u32>()), proptest::option::of(any::<u32>())),
+        tool in proptest::option::of(prop::sample::select(<Tool as parallax::model::choice::Choice>::ALL.to_vec())),
+        refused in any::<bool>(),
+    ) {
+        use parallax::launch::{wire, Reading, Unreadable};
+        let answer = if refused {
+            Err(Unreadable(texts.concat()))
+        } else {
+            Ok(Reading {
+                tool,
+                format: texts.first().cloned().unwrap_or_default(),
+                batch_per_replica: sizes.0,
+                data_parallel: sizes.1,
+                pairs,
+                read: texts.clone(),
+                ignored: texts.iter().rev().cloned().collect(),
+                broken: texts,
+            })
+        };
+        prop_assert_eq!(wire::decode(&wire::encode(&answer)), answer);
     }
 }

@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 
 use crate::hooks::use_scoped;
-use crate::launch::{export, read, Launch, Reading, Run, Tool};
+use crate::launch::{export, wire, Launch, Reading, Run, Tool, Unreadable};
 use crate::model::choice::Choice;
-use crate::widgets::{copy_text, rows};
+use crate::widgets::{ask, copy_text, rows};
 
 /// The part's data: every tool's launch (each tab's text is on the page
 /// while the part is open) and the tab shown.
@@ -109,7 +109,12 @@ pub fn read_report(reading: &Reading, notices: &[String]) -> ReadReport {
     );
     ReadReport {
         lead: format!(
-            "Read as {tool}'s settings: the planner now shows that plan{}",
+            "Read as {}: the planner now shows that plan{}",
+            if reading.format.is_empty() {
+                format!("{tool}'s settings")
+            } else {
+                reading.format.clone()
+            },
             if reading.broken.is_empty() {
                 "."
             } else {
@@ -120,35 +125,53 @@ pub fn read_report(reading: &Reading, notices: &[String]) -> ReadReport {
     }
 }
 
+/// The launch worker's script (`index.html` has Trunk build it).
+const LAUNCH_WORKER: &str = "./launch-worker.js";
+
 /// The box a launch configuration is pasted into, and what was read of it.
-fn import_box(apply: Callback<Vec<(&'static str, String)>, Vec<String>>) -> impl IntoView {
+/// The reading is the launch worker's: its parsers load with the first
+/// paste read, and the report is `aria-busy` until it answers.
+fn import_box(apply: Callback<Reading, Vec<String>>) -> impl IntoView {
     let field = NodeRef::<leptos::html::Textarea>::new();
     let report = RwSignal::new(ReadReport::default());
+    let busy = RwSignal::new(false);
     let lines = Signal::derive(move || report.with(|r| r.lines.clone()));
     let on_submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let Some(text) = field.get_untracked().map(|f| f.value()) else {
             return;
         };
-        report.set(match read(&text) {
-            Ok(reading) => {
-                let notices = apply.run(reading.pairs.clone());
-                read_report(&reading, &notices)
+        busy.set(true);
+        ask(LAUNCH_WORKER, &text, move |answer| {
+            // The figure may have gone while the worker read.
+            if report.is_disposed() {
+                return;
             }
-            Err(unreadable) => ReadReport {
-                lead: unreadable.0,
-                lines: Vec::new(),
-            },
+            let answer = answer.map_or_else(
+                || Err(Unreadable("The launch reader could not be loaded (offline, or blocked by the network). Nothing was changed.".to_string())),
+                |wire| wire::decode(&wire),
+            );
+            report.set(match answer {
+                Ok(reading) => {
+                    let notices = apply.run(reading.clone());
+                    read_report(&reading, &notices)
+                }
+                Err(unreadable) => ReadReport {
+                    lead: unreadable.0,
+                    lines: Vec::new(),
+                },
+            });
+            busy.set(false);
         });
     };
     view! {
         <form class="launch__import" on:submit=on_submit>
-            <label for="launch-import">"Paste a Megatron-LM command line or Megatron-Bridge's overrides"</label>
+            <label for="launch-import">"Paste a Megatron-LM or torchtitan command line, Megatron-Bridge's overrides, a torchtitan TOML or a DeepSpeed JSON"</label>
             <textarea id="launch-import" data-import rows="4" spellcheck="false" node_ref=field></textarea>
             <button type="submit" class="button">"Read"</button>
         </form>
-        <div class="launch__report" data-import-report role="status">
-            <p>{move || report.with(|r| r.lead.clone())}</p>
+        <div class="launch__report" data-import-report role="status" aria-busy=move || busy.get().to_string()>
+            <p>{move || if busy.get() { "Reading\u{2026}".to_string() } else { report.with(|r| r.lead.clone()) }}</p>
             <ul>{rows(lines, |l| l.as_slice(), |line| view! { <li>{move || line.get()}</li> })}</ul>
         </div>
     }
@@ -163,7 +186,7 @@ pub fn RunItWith(
     data: Signal<Option<LaunchData>>,
     /// Sets the figure's parameters from a launch configuration's URL
     /// pairs; returns what the URL reader said of them.
-    read: Callback<Vec<(&'static str, String)>, Vec<String>>,
+    read: Callback<Reading, Vec<String>>,
 ) -> impl IntoView {
     // Shown only while the part is open: it reads the figure's data
     // through a memo that leaves with it.

@@ -15,6 +15,7 @@ mod deepspeed;
 mod megatron;
 mod read;
 mod torchtitan;
+pub mod wire;
 
 pub use read::{read, Reading, Unreadable, LONGEST};
 

@@ -1,10 +1,17 @@
-//! A launch configuration read back into the planner: a pasted Megatron-LM
-//! command line or Megatron-Bridge's overrides, split into words as a
-//! POSIX shell splits them (the `shlex` crate). What it sets becomes the
-//! planner's URL pairs, so that the plan read is an ordinary planner
-//! state; each number is read by the name the export writes it with
-//! (`megatron::NUMBERS`), and the tool's own checks are Megatron-Core's
-//! (`megatron::refusals`), on the numbers as given.
+//! A launch configuration read back into the planner. A command line
+//! (Megatron-LM's, Megatron-DeepSpeed's, torchtitan's) or Megatron-Bridge's
+//! overrides are split into words as a POSIX shell splits them (the
+//! `shlex` crate); a torchtitan TOML and a DeepSpeed JSON are parsed by the
+//! `toml` and `serde_json` crates and read as dotted keys (`flat`). What a
+//! text sets becomes the planner's URL pairs, so that the plan read is an
+//! ordinary planner state. Megatron's numbers are read by the names the
+//! export writes them with (`megatron::NUMBERS`), and its checks are
+//! Megatron-Core's (`megatron::refusals`), on the numbers as given;
+//! torchtitan's and DeepSpeed's are in their own modules.
+
+mod deepspeed;
+mod flat;
+mod torchtitan;
 
 use super::megatron::{self, Checked, Name, NUMBERS};
 use super::{bridge, Tool};
@@ -16,10 +23,21 @@ pub const LONGEST: usize = 64 * 1024;
 /// What a text sets, and what of it was read, ignored and broken.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reading {
-    /// Megatron-LM or Megatron-Bridge.
+    /// The tool whose settings these are.
     pub tool: Option<Tool>,
+    /// What was read, in words: the tool and, for torchtitan, the era of
+    /// its configuration ("torchtitan's TOML of 2025").
+    pub format: String,
+    /// The global batch, in sequences a data-parallel rank, where the text
+    /// gives it so (torchtitan's `global_batch_size = -1`): the planner
+    /// multiplies it by its own d.
+    pub batch_per_replica: Option<u32>,
+    /// The data-parallel size the text implies where it gives no world
+    /// size (DeepSpeed's three batch sizes): the planner's GPUs become d
+    /// times its t·p·cp.
+    pub data_parallel: Option<u32>,
     /// The planner's URL keys and values the text sets.
-    pub pairs: Vec<(&'static str, String)>,
+    pub pairs: Vec<(String, String)>,
     /// What was read, each with the words it came from.
     pub read: Vec<String>,
     /// What was left out, and why.
@@ -96,32 +114,51 @@ fn settings(words: &[String]) -> Vec<(String, Option<String>)> {
     out
 }
 
-/// What the text is, by its look; `None` for a command line or overrides.
-fn other_format(text: &str) -> Option<&'static str> {
-    let first = text.trim_start();
-    if first.starts_with('{') {
-        Some("DeepSpeed's JSON")
-    } else if first.lines().any(|l| l.trim_start().starts_with('[')) {
-        Some("a torchtitan TOML")
-    } else if text.contains("--parallelism.") || text.contains("--training.") {
-        Some("torchtitan's command line")
-    } else {
-        None
-    }
+/// Whether a text is a TOML file by its look: a line that opens a table.
+fn looks_like_toml(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim();
+        l.starts_with('[') && l.ends_with(']') && !l.starts_with("[\"")
+    })
 }
 
-/// The text's settings, read into the planner's terms.
-pub fn read(text: &str) -> Result<Reading, Unreadable> {
+/// Whether a command line's settings are torchtitan's: its program, or a
+/// `--section.option` of a section only torchtitan has.
+fn is_torchtitan(settings: &[(String, Option<String>)]) -> bool {
+    settings.iter().any(|(name, value)| {
+        name == "torchtitan.train"
+            || value.as_deref() == Some("torchtitan.train")
+            || [
+                "--parallelism.",
+                "--training.",
+                "--job.",
+                "--activation_checkpoint.",
+                "--activation-checkpoint.",
+            ]
+            .iter()
+            .any(|section| name.starts_with(section))
+    })
+}
+
+/// Refuses a text longer than [`LONGEST`] before any of it is parsed.
+fn not_too_long(text: &str) -> Result<(), Unreadable> {
     if text.len() > LONGEST {
         return Err(Unreadable(format!(
             "The text is {} bytes long: a launch configuration is at most 65,536. Nothing was changed.",
             crate::model::units::group_thousands(text.len() as f64)
         )));
     }
-    if let Some(format) = other_format(text) {
-        return Err(Unreadable(format!(
-            "This looks like {format}, which the planner does not read yet: paste a Megatron-LM command line or Megatron-Bridge's overrides. Nothing was changed."
-        )));
+    Ok(())
+}
+
+/// The text's settings, read into the planner's terms.
+pub fn read(text: &str) -> Result<Reading, Unreadable> {
+    not_too_long(text)?;
+    if text.trim_start().starts_with('{') {
+        return deepspeed::read(&flat::json(text)?);
+    }
+    if looks_like_toml(text) {
+        return torchtitan::read(&flat::toml(text)?, None, torchtitan::Spelling::Toml);
     }
     let Some(words) = shlex::split(&text.replace("\\\n", " ")) else {
         return Err(Unreadable(format!(
@@ -139,15 +176,27 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
                 .to_string(),
         ));
     }
+    if is_torchtitan(&settings) {
+        return torchtitan::read_command(&settings);
+    }
     let bridge = settings
         .iter()
         .any(|(name, _)| name.starts_with("model.") || name.starts_with("train."));
+    // Megatron-DeepSpeed, a fork of Megatron-LM: its flags and DeepSpeed's.
+    let deepspeed = settings.iter().any(|(name, _)| {
+        matches!(
+            name.as_str(),
+            "--deepspeed" | "--deepspeed_config" | "--zero-stage"
+        )
+    });
+    let (tool, format) = match (bridge, deepspeed) {
+        (true, _) => (Tool::MegatronBridge, "Megatron-Bridge's overrides"),
+        (false, true) => (Tool::DeepSpeed, "Megatron-DeepSpeed's command line"),
+        (false, false) => (Tool::MegatronLm, "Megatron-LM's command line"),
+    };
     let mut reading = Reading {
-        tool: Some(if bridge {
-            Tool::MegatronBridge
-        } else {
-            Tool::MegatronLm
-        }),
+        tool: Some(tool),
+        format: format.to_string(),
         ..Reading::default()
     };
     let mut numbers = Vec::<(Name, u32)>::new();
@@ -175,6 +224,11 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
                     "The recipe {value_text} is not one of the planner's models: the model on screen is kept."
                 )),
             }
+        } else if let Some(read_as) = deepspeed_number(name) {
+            // Megatron-DeepSpeed names the key-value heads without a switch.
+            switches.grouped_query |= read_as.flag == megatron::QUERY_GROUPS.flag;
+            numbers.push((read_as, size(name, value_text)?));
+            reading.read.push(format!("{name} {value_text}"));
         } else if let Some(gpus) = world_size(name, value_text) {
             switches.world.push(gpus?);
             reading.read.push(format!("{name} {value_text}"));
@@ -183,12 +237,7 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
             ignored.push(name.clone());
         }
     }
-    if !ignored.is_empty() {
-        reading.ignored.push(format!(
-            "Not part of a layout, left as they are: {}.",
-            ignored.join(", ")
-        ));
-    }
+    reading.ignored.extend(left_as_they_are(&ignored));
     let number = |name: Name| {
         numbers
             .iter()
@@ -209,8 +258,21 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
     }
     switches.write(&mut reading, bridge);
     name_the_preset(&mut reading.pairs);
+    if let Some(stage) = switches
+        .zero_stage
+        .as_deref()
+        .filter(|s| !matches!(*s, "0" | "1" | "2" | "3"))
+    {
+        return Err(Unreadable(format!(
+            "--zero-stage {stage}: DeepSpeed's ZeRO stage is 0, 1, 2 or 3. Nothing was changed."
+        )));
+    }
     let t = number(megatron::TP).unwrap_or(1);
-    let p = number(megatron::PP).unwrap_or(1);
+    let p = if switches.no_pipeline {
+        1
+    } else {
+        number(megatron::PP).unwrap_or(1)
+    };
     let cp = number(megatron::CP).unwrap_or(1);
     let chunks = number(megatron::CHUNKS).unwrap_or(1);
     if chunks > 1 {
@@ -230,14 +292,16 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
                 push(&mut reading.pairs, name.planner, "1".to_string());
             }
         }
-        if chunks <= 1 {
+        if switches.no_pipeline {
+            push(&mut reading.pairs, "pp", "1".to_string());
+        }
+        if switches.zero_bubble {
+            push(&mut reading.pairs, "schedule", "zb-h1".to_string());
+        } else if chunks <= 1 {
             push(&mut reading.pairs, "schedule", "1f1b".to_string());
         }
     }
-    let world = switches
-        .world
-        .iter()
-        .fold(1u32, |all, n| all.saturating_mul(*n));
+    let world = world_of(&switches.world);
     if switches.world.is_empty() {
         reading.ignored.push("No world size was given (torchrun's --nnodes and --nproc-per-node, or WORLD_SIZE): the planner's GPU count is kept.".to_string());
     } else {
@@ -272,7 +336,11 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
                 checked.global_batch.to_string(),
             );
         }
-        reading.broken = megatron::refusals(&checked);
+        reading.broken = if deepspeed {
+            deepspeed::refusals(p, switches.stage())
+        } else {
+            megatron::refusals(&checked)
+        };
     }
     Ok(reading)
 }
@@ -280,11 +348,11 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
 /// The model preset whose shape the pairs give, in place of the shape:
 /// layers, width, heads and key-value heads alike (and the feed-forward
 /// width where given).
-fn name_the_preset(pairs: &mut Vec<(&'static str, String)>) {
+fn name_the_preset(pairs: &mut Vec<(String, String)>) {
     let get = |key: &str| {
         pairs
             .iter()
-            .find(|(k, _)| *k == key)
+            .find(|(k, _)| k == key)
             .and_then(|(_, v)| v.parse::<u32>().ok())
     };
     let (Some(layers), Some(hidden), Some(heads)) = (get("layers"), get("hidden"), get("heads"))
@@ -299,15 +367,47 @@ fn name_the_preset(pairs: &mut Vec<(&'static str, String)>) {
             && ffn.is_none_or(|f| f == a.ffn)
     });
     if let Some(model) = found {
-        pairs.retain(|(k, _)| !matches!(*k, "layers" | "hidden" | "heads" | "kv-heads" | "ffn"));
+        pairs.retain(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "layers" | "hidden" | "heads" | "kv-heads" | "ffn"
+            )
+        });
         push(pairs, "model", model.id.to_string());
     }
 }
 
 /// Sets `key` in `pairs`, the last word given winning.
-fn push(pairs: &mut Vec<(&'static str, String)>, key: &'static str, value: String) {
-    pairs.retain(|(k, _)| *k != key);
-    pairs.push((key, value));
+fn push(pairs: &mut Vec<(String, String)>, key: &str, value: String) {
+    pairs.retain(|(k, _)| k != key);
+    pairs.push((key.to_string(), value));
+}
+
+/// Megatron-DeepSpeed's spellings of Megatron's numbers: Ulysses' degree
+/// for the context's (as the export writes it, `deepspeed.rs`) and the
+/// key-value heads.
+fn deepspeed_number(name: &str) -> Option<Name> {
+    match name {
+        "--ds-sequence-parallel-size" => Some(megatron::CP),
+        "--num-key-value-heads" => Some(megatron::QUERY_GROUPS),
+        _ => None,
+    }
+}
+
+/// The line naming the settings a reader left alone, if any.
+fn left_as_they_are(names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| {
+        format!(
+            "Not part of a layout, left as they are: {}.",
+            names.join(", ")
+        )
+    })
+}
+
+/// The world size of the GPU counts a text gives (torchrun's nodes and
+/// GPUs a node): their product, saturating.
+fn world_of(counts: &[u32]) -> u32 {
+    counts.iter().fold(1u32, |all, n| all.saturating_mul(*n))
 }
 
 /// torchrun's and the environment's counts of GPUs: their product is the world.
@@ -334,6 +434,11 @@ struct Switches {
     /// The first or last stage's layers given: the planner splits the
     /// layers itself, the first and last stages lightest.
     uneven_ends: bool,
+    /// Megatron-DeepSpeed's `--zero-stage`, as given.
+    zero_stage: Option<String>,
+    /// Megatron-DeepSpeed's `--no-pipeline-parallel`, `--enable-zbh1-pipeline`.
+    no_pipeline: bool,
+    zero_bubble: bool,
     world: Vec<u32>,
 }
 
@@ -359,6 +464,10 @@ impl Switches {
                 }
             }
             "--recompute-activations" => self.recompute = Some("selective"),
+            "--checkpoint-activations" => self.recompute = Some("full"),
+            "--zero-stage" => self.zero_stage = Some(value.to_string()),
+            "--no-pipeline-parallel" => self.no_pipeline = true,
+            "--enable-zbh1-pipeline" => self.zero_bubble = true,
             "--fp8-format" => self.fp8 = !value.is_empty(),
             "--fp8-param-gather" | "mixed_precision.fp8_param_gather" => self.fp8_gather = on,
             "mixed_precision" => {
@@ -379,6 +488,8 @@ impl Switches {
             | "model.num_layers_in_first_pipeline_stage"
             | "model.num_layers_in_last_pipeline_stage" => self.uneven_ends = value != "null",
             "--bf16"
+            | "--deepspeed"
+            | "--deepspeed_config"
             | "--moe-token-dispatcher-type"
             | "model.moe_token_dispatcher_type"
             | "--use-precision-aware-optimizer"
@@ -397,7 +508,14 @@ impl Switches {
     /// when none is given, `arguments.py`'s default), else the distributed
     /// optimizer's ZeRO-1, else none.
     fn stage(&self) -> &'static str {
-        if self.megatron_fsdp {
+        if let Some(stage) = self.zero_stage.as_deref() {
+            match stage {
+                "1" => "1",
+                "2" => "2",
+                "3" => "3",
+                _ => "0",
+            }
+        } else if self.megatron_fsdp {
             match self.strategy.as_deref() {
                 Some("no_shard") => "0",
                 Some("optim") => "1",

@@ -27,7 +27,7 @@ const WRITTEN_FOR: &str = "torchtitan's command line of 2026 (torchtitan/config/
 
 /// torchtitan's configurations of the presets it ships: the planner's id,
 /// the model's module, its configuration function (2026) and its flavor (2025).
-const SHIPPED: [(&str, &str, &str, &str); 4] = [
+pub(super) const SHIPPED: [(&str, &str, &str, &str); 4] = [
     ("llama3-8b", "llama3", "llama3_8b", "8B"),
     ("llama3-70b", "llama3", "llama3_70b", "70B"),
     ("llama3-405b", "llama3", "llama3_405b", "405B"),

@@ -14,6 +14,7 @@ mod select;
 mod share;
 mod slider;
 mod toggle;
+mod worker;
 
 pub use chart::{
     draw_line_chart, line_chart_drawing, AxisLabel, Canvas, LegendMark, LineChart, Palette,
@@ -30,6 +31,7 @@ pub use select::Select;
 pub use share::{copy_text, iframe_snippet, Share};
 pub use slider::Slider;
 pub use toggle::{Buttons, Toggle};
+pub use worker::ask;
 
 /// Text as HTML or XML, for character data and attribute values alike:
 /// `&`, `<`, `>` and `"` as entities. The one escaper of the app.

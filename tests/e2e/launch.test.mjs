@@ -1,9 +1,14 @@
 // "Run it with" (issue 52): the plan on screen as each launch tool takes
 // it, opened by its tab in the planner's controls and by the URL's
 // `export`, full page and embedded.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, readouts, ready, urlMatching, useApp } from './harness.mjs';
+import { open, readouts, ready, serveDist, urlMatching, useApp } from './harness.mjs';
 
 const app = useApp();
 
@@ -105,4 +110,55 @@ test('a pasted Megatron-LM command line becomes the plan, says what it read and 
   await again.close();
   assert.deepEqual(errors, []);
   await close();
+});
+
+test('torchtitan\'s Llama 3 70B TOML pasted at 360 px becomes the plan, read by the launch worker', async () => {
+  // The file as torchtitan has it (tests/launch-configs/SOURCES.md): t 8, FSDP
+  // over what is left, a rank's batch of 8 of 8,192 tokens, full recomputation.
+  const earlier = app.server.requests.length;
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&gpu=a100-80gb&gpus=64&export=torchtitan`, { viewport: { width: 360, height: 780 } });
+  await ready(page);
+  const report = page.locator('[data-import-report]');
+  const fetched = () => app.server.requests.slice(earlier).filter((path) => /launch/.test(path));
+  assert.deepEqual(fetched(), [], 'the worker is fetched only when a paste is read');
+  await page.locator('textarea[data-import]').fill(await readFile(new URL('../launch-configs/torchtitan-llama3_70b.toml', import.meta.url), 'utf8'));
+  await page.getByRole('button', { name: 'Read', exact: true }).click();
+  await urlMatching(page, /tp=8/);
+  await report.getByText(/^Read as torchtitan's TOML of 2024 to March 2025: the planner now shows that plan\.$/).waitFor();
+  assert.equal(await report.getAttribute('aria-busy'), 'false');
+  const url = new URL(page.url());
+  for (const [key, value] of [['model', 'llama3-70b'], ['gpus', '64'], ['tp', '8'], ['stage', '3'], ['micro-batch', '8'], ['batch', '64'], ['recompute', 'full']]) {
+    assert.equal(url.searchParams.get(key), value, key);
+  }
+  const found = await readouts(page);
+  assert.equal(found['micro-batches'].value, 1);
+  // 16 bytes a parameter of Llama 3 70B's 70,553,706,496 (its published shape), over 64 GPUs.
+  assert.ok(Math.abs(found['state-per-gpu'].value / (16 * 70553706496 / 64) - 1) < 1e-3, `${found['state-per-gpu'].value}`);
+  assert.match(await report.textContent(), /Not part of a layout, left as they are: .*optimizer\.lr/);
+  assert.deepEqual(fetched().map((path) => path.split('/').at(-1)), ['launch-worker.js', 'launch.js', 'launch_bg.wasm']);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a launch worker that cannot load (its script or its wasm refused) leaves the plan as it was and says so', async () => {
+  for (const missing of ['launch-worker.js', 'launch_bg.wasm']) {
+    // dist/ as a proxy serves it: everything but the one file.
+    const dir = mkdtempSync(join(tmpdir(), 'parallax-'));
+    cpSync(fileURLToPath(new URL('../../dist/', import.meta.url)), dir, { recursive: true });
+    rmSync(join(dir, missing));
+    const server = await serveDist(dir);
+    const { page, close } = await open(app.browser, `${server.base}?fig=planner&export=megatron-lm`, { viewport: { width: 1440, height: 900 } });
+    await ready(page);
+    const before = await readouts(page);
+    await page.locator('textarea[data-import]').fill('torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size 8');
+    await page.getByRole('button', { name: 'Read', exact: true }).click();
+    const report = page.locator('[data-import-report]');
+    await report.getByText('The launch reader could not be loaded (offline, or blocked by the network). Nothing was changed.').waitFor();
+    assert.equal(await report.getAttribute('aria-busy'), 'false', missing);
+    assert.deepEqual(await readouts(page), before, missing);
+    assert.doesNotMatch(page.url(), /tp=/, missing);
+    await close();
+    await server.close();
+    rmSync(dir, { recursive: true });
+  }
 });

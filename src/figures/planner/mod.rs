@@ -21,7 +21,7 @@ use super::layouts::{search_data, step_parts, LayoutTable, SearchData, StepBar, 
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::{self, number_id, plain_options, set_option, Opt, Param};
 use super::shared;
-use crate::launch::{Run, Tool};
+use crate::launch::{Reading, Run, Tool};
 use crate::model::activations::{
     embedding, in_flight, output_layer, per_layer, ActivationSetup, Recompute,
 };
@@ -177,10 +177,38 @@ impl PlannerParams {
         }
     }
 
-    /// These parameters with a launch configuration's `pairs` read over
-    /// them (`launch::read`), and what the URL reader said of them: a
-    /// model named drops a size and shape set before.
-    pub fn with_reading(&self, pairs: &[(&'static str, String)]) -> (Self, Vec<Notice>) {
+    /// These parameters with a launch configuration read over them
+    /// (`launch::read`), and what the URL reader said of them. A batch the
+    /// text gives per data-parallel rank (torchtitan's `-1`) is multiplied
+    /// by the plan's own d; a d the text implies without a world size
+    /// (DeepSpeed's three batch sizes) sets the GPUs to d·t·p·cp.
+    pub fn with_reading(&self, reading: &Reading) -> (Self, Vec<Notice>) {
+        let mut pairs = reading.pairs.clone();
+        let mut read = self.with_pairs(&pairs);
+        if let Some(d) = reading.data_parallel {
+            let model_group = read.0.plan().model_group();
+            pairs.retain(|(k, _)| k != "gpus");
+            pairs.push((
+                "gpus".to_string(),
+                d.saturating_mul(model_group).to_string(),
+            ));
+            read = self.with_pairs(&pairs);
+        }
+        if let Some(per_replica) = reading.batch_per_replica {
+            let d = read.0.plan().data_parallel();
+            pairs.retain(|(k, _)| k != "batch");
+            pairs.push((
+                "batch".to_string(),
+                per_replica.saturating_mul(d).to_string(),
+            ));
+            read = self.with_pairs(&pairs);
+        }
+        read
+    }
+
+    /// These parameters with a launch configuration's URL `pairs` over
+    /// them: a model named drops a size and shape set before.
+    fn with_pairs(&self, pairs: &[(String, String)]) -> (Self, Vec<Notice>) {
         let mut written = Pairs::new();
         self.write(&mut written);
         // A shape two presets share (Llama 2 and 3 70B differ only in the
@@ -194,14 +222,16 @@ impl PlannerParams {
                     == (b.layers, b.hidden, b.ffn, b.heads, b.kv_heads)
             })
         };
-        let pairs: Vec<(&'static str, String)> = pairs
+        let pairs: Vec<(String, String)> = pairs
             .iter()
-            .map(|(k, v)| match *k {
-                "model" if self.model_chosen && same_shape(v) => (*k, current.id.to_string()),
-                _ => (*k, v.clone()),
+            .map(|(k, v)| match k.as_str() {
+                "model" if self.model_chosen && same_shape(v) => {
+                    (k.clone(), current.id.to_string())
+                }
+                _ => (k.clone(), v.clone()),
             })
             .collect();
-        let names_model = pairs.iter().any(|(k, _)| *k == "model");
+        let names_model = pairs.iter().any(|(k, _)| k == "model");
         written.retain(|(key, _)| {
             let set_again = pairs.iter().any(|(k, _)| k == key);
             let a_size = matches!(
@@ -210,7 +240,7 @@ impl PlannerParams {
             );
             !(set_again || names_model && a_size)
         });
-        written.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
+        written.extend(pairs);
         let mut notices = Vec::new();
         let read = Self::from_query(&Query::from_pairs(written), &mut notices);
         (read, notices)
@@ -684,8 +714,8 @@ impl Params for PlannerParams {
                 <Show when=move || data.with(|d| d.launch.is_some())>
                     <RunItWith
                         data=Signal::derive(move || data.with(|d| d.launch.clone()))
-                        read=Callback::new(move |pairs: Vec<(&'static str, String)>| {
-                            let (read, notices) = params.with_untracked(|p| p.with_reading(&pairs));
+                        read=Callback::new(move |reading: Reading| {
+                            let (read, notices) = params.with_untracked(|p| p.with_reading(&reading));
                             params.update(|p| *p = read);
                             notices.into_iter().map(|n| n.message).collect()
                         })
