@@ -876,7 +876,7 @@ proptest! {
         for (index, part) in launch.parts.iter().enumerate() {
             let (after, _) = read_over(&query, &part.text);
             let after = after.plan();
-            let name = part.name;
+            let name = &part.name;
             prop_assert_eq!((after.tensor, after.pipeline, after.context), (before.tensor, before.pipeline, before.context), "{} {}", name, query);
             prop_assert_eq!(after.sequences_run(), before.sequences_run(), "{} {}", name, query);
             prop_assert_eq!(after.gpus_used(), before.gpus_used(), "{} {}", name, query);
@@ -925,5 +925,32 @@ proptest! {
             })
         };
         prop_assert_eq!(wire::decode(&wire::encode(&answer)), answer);
+    }
+
+    /// Any tools' launches, their texts holding what a shell or a TOML
+    /// file may (quotes, backslashes, tabs, line breaks), cross from the
+    /// launch worker to the page as they were, in their order.
+    #[test]
+    fn launches_cross_to_the_page_unchanged(
+        launches in proptest::collection::vec((
+            prop::sample::select(<Tool as parallax::model::choice::Choice>::ALL.to_vec()),
+            any::<String>(),
+            proptest::collection::vec((any::<String>(), any::<String>()), 0..3),
+            proptest::collection::vec(any::<String>(), 0..3),
+            proptest::collection::vec(any::<String>(), 0..3),
+        ), 0..5),
+    ) {
+        use parallax::launch::{wire, Part};
+        let launches: Vec<Launch> = launches
+            .into_iter()
+            .map(|(tool, written_for, parts, unsaid, refusals)| Launch {
+                tool,
+                written_for,
+                parts: parts.into_iter().map(|(name, text)| Part { name, text }).collect(),
+                unsaid,
+                refusals,
+            })
+            .collect();
+        prop_assert_eq!(wire::decode_launches(&wire::encode_launches(&launches)), Ok(launches));
     }
 }

@@ -1,28 +1,47 @@
 //! "Run it with": the plan on screen as each launch tool takes it
 //! (`src/launch/`), one tab a tool, chosen by the figure's `export` key.
+//! The texts are written, and pasted ones read, by the launch worker
+//! (`src/bin/launch.rs`): the page's bundle has neither the writers nor
+//! the readers, a slider step only posts the plan's URL to it, and a
+//! reader who never opens the part never fetches it.
 
 use leptos::prelude::*;
 
 use crate::hooks::use_scoped;
-use crate::launch::{export, wire, Launch, Reading, Run, Tool, Unreadable};
+use crate::launch::wire::{self, Question};
+use crate::launch::{Launch, Reading, Tool, Unreadable};
 use crate::model::choice::Choice;
 use crate::widgets::{ask, copy_text, rows};
 
-/// The part's data: every tool's launch (each tab's text is on the page
-/// while the part is open) and the tab shown.
+/// The part's data: the plan, as the planner's URL query the worker reads
+/// it from, and the tab shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaunchData {
     pub shown: Tool,
-    /// In [`Tool::ALL`]'s order.
-    pub launches: Vec<Launch>,
+    /// The planner's parameters as its URL writes them (`?gpus=64&tp=8…`).
+    pub query: String,
 }
 
-/// The part's data for `run` with `shown`'s tab open.
-pub fn launch_data(run: &Run, shown: Tool) -> LaunchData {
-    LaunchData {
-        shown,
-        launches: Tool::ALL.iter().map(|&tool| export(tool, run)).collect(),
-    }
+/// The launch worker's script (`index.html` has Trunk build it).
+const LAUNCH_WORKER: &str = "./launch-worker.js";
+
+/// What the reader is told when the worker cannot load.
+const NO_WORKER: &str =
+    "The launch worker could not be loaded (offline, or blocked by the network). Nothing was changed.";
+
+/// Asks the launch worker `question`; `answered` gets its answer, or
+/// `None` if the worker could not load, unless `alive` has gone meanwhile
+/// (the part was closed while the worker wrote).
+fn ask_worker(
+    question: &Question,
+    alive: impl IsDisposed + 'static,
+    answered: impl FnOnce(Option<String>) + 'static,
+) {
+    ask(LAUNCH_WORKER, &question.to_text(), move |answer| {
+        if !alive.is_disposed() {
+            answered(answer);
+        }
+    });
 }
 
 /// The options of a figure's `export` key: closed, or a tool's tab.
@@ -34,21 +53,26 @@ pub fn export_options() -> Vec<(&'static str, &'static str)> {
 
 /// One tool's tab: its parts, each with a copy button, what it cannot
 /// take and the checks the plan fails.
-fn tab(data: Signal<Option<LaunchData>>, index: usize) -> impl IntoView {
+fn tab(
+    launches: RwSignal<Vec<Launch>>,
+    shown: Signal<Option<Tool>>,
+    index: usize,
+) -> impl IntoView {
     let tool = Tool::ALL[index];
     let launch = Signal::derive(move || {
-        data.with(|d| d.as_ref().and_then(|d| d.launches.get(index).cloned()))
+        launches
+            .with(|all| all.iter().find(|l| l.tool == tool).cloned())
             .unwrap_or_else(|| export_placeholder(tool))
     });
-    let hidden = move || data.with(|d| d.as_ref().is_none_or(|d| d.shown != tool));
+    let hidden = move || shown.get() != Some(tool);
     let status = RwSignal::new("");
     view! {
         <div class="launch__tab" hidden=hidden>
-            <p class="launch__for">{move || launch.with(|l| format!("Written for {}.", l.written_for))}</p>
+            <p class="launch__for">{move || launch.with(|l| if l.written_for.is_empty() { String::new() } else { format!("Written for {}.", l.written_for) })}</p>
             {rows(launch, |l| l.parts.as_slice(), move |part| view! {
                 <figure class="launch__part">
                     <figcaption>
-                        {move || part.with(|p| p.name)}
+                        {move || part.with(|p| p.name.clone())}
                         <button
                             type="button"
                             class="button launch__copy"
@@ -76,7 +100,7 @@ fn tab(data: Signal<Option<LaunchData>>, index: usize) -> impl IntoView {
 fn export_placeholder(tool: Tool) -> Launch {
     Launch {
         tool,
-        written_for: "",
+        written_for: String::new(),
         parts: Vec::new(),
         unsaid: Vec::new(),
         refusals: Vec::new(),
@@ -125,12 +149,9 @@ pub fn read_report(reading: &Reading, notices: &[String]) -> ReadReport {
     }
 }
 
-/// The launch worker's script (`index.html` has Trunk build it).
-const LAUNCH_WORKER: &str = "./launch-worker.js";
-
 /// The box a launch configuration is pasted into, and what was read of it.
-/// The reading is the launch worker's: its parsers load with the first
-/// paste read, and the report is `aria-busy` until it answers.
+/// The reading is the launch worker's; the report is `aria-busy` until it
+/// answers.
 fn import_box(apply: Callback<Reading, Vec<String>>) -> impl IntoView {
     let field = NodeRef::<leptos::html::Textarea>::new();
     let report = RwSignal::new(ReadReport::default());
@@ -142,14 +163,10 @@ fn import_box(apply: Callback<Reading, Vec<String>>) -> impl IntoView {
             return;
         };
         busy.set(true);
-        ask(LAUNCH_WORKER, &text, move |answer| {
-            // The figure may have gone while the worker read.
-            if report.is_disposed() {
-                return;
-            }
+        ask_worker(&Question::Read(text), report, move |answer| {
             let answer = answer.map_or_else(
-                || Err(Unreadable("The launch reader could not be loaded (offline, or blocked by the network). Nothing was changed.".to_string())),
-                |wire| wire::decode(&wire),
+                || Err(Unreadable(NO_WORKER.to_string())),
+                |w| wire::decode(&w),
             );
             report.set(match answer {
                 Ok(reading) => {
@@ -191,17 +208,46 @@ pub fn RunItWith(
     // Shown only while the part is open: it reads the figure's data
     // through a memo that leaves with it.
     let data = use_scoped(data);
-    let data = Signal::derive(move || data.get());
+    let shown = Signal::derive(move || data.with(|d| d.as_ref().map(|d| d.shown)));
+    let query = Memo::new(move |_| data.with(|d| d.as_ref().map(|d| d.query.clone())));
+    let launches = RwSignal::new(Vec::<Launch>::new());
+    let busy = RwSignal::new(false);
+    let notice = RwSignal::new(String::new());
+    // Each plan's texts are asked for as it changes; an answer to an
+    // earlier plan than the last asked is dropped.
+    let asked = StoredValue::new(0u32);
+    Effect::new(move |_| {
+        let Some(query) = query.get() else {
+            return;
+        };
+        let number = asked.get_value().wrapping_add(1);
+        asked.set_value(number);
+        busy.set(true);
+        ask_worker(&Question::Export(query), launches, move |answer| {
+            if asked.try_get_value() != Some(number) {
+                return;
+            }
+            match answer.map(|w| wire::decode_launches(&w)) {
+                Some(Ok(written)) => {
+                    launches.set(written);
+                    notice.set(String::new());
+                }
+                Some(Err(garbled)) => notice.set(garbled.0),
+                None => notice.set(NO_WORKER.to_string()),
+            }
+            busy.set(false);
+        });
+    });
     let heading = move || {
-        data.with(|d| {
-            d.as_ref()
-                .map(|d| format!("Run it with {}", d.shown.label()))
-        })
+        shown
+            .get()
+            .map(|tool| format!("Run it with {}", tool.label()))
     };
     view! {
-        <section class="launch" aria-label="Run it with">
+        <section class="launch" aria-label="Run it with" aria-busy=move || busy.get().to_string()>
             <h3 class="launch__title">{heading}</h3>
-            {(0..Tool::ALL.len()).map(|index| tab(data, index)).collect_view()}
+            <p class="launch__notice" role="status">{move || notice.get()}</p>
+            {(0..Tool::ALL.len()).map(|index| tab(launches, shown, index)).collect_view()}
             {import_box(read)}
         </section>
     }

@@ -57,9 +57,9 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
         "mixed_precision={}",
         mixed_precision(layout.precision())
     ));
-    launch.written_for = WRITTEN_FOR;
+    launch.written_for = WRITTEN_FOR.to_string();
     launch.parts.push(Part {
-        name: "the command line, with the recipe's overrides",
+        name: "the command line, with the recipe's overrides".to_string(),
         text: command.text(),
     });
     if recipe.is_none() {

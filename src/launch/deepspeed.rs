@@ -36,9 +36,9 @@ fn config(layout: &Layout) -> String {
 
 /// The ds_config and Megatron-DeepSpeed's flags for the plan.
 pub(super) fn write(layout: &Layout, launch: &mut Launch) {
-    launch.written_for = WRITTEN_FOR;
+    launch.written_for = WRITTEN_FOR.to_string();
     launch.parts.push(Part {
-        name: "ds_config.json",
+        name: "ds_config.json".to_string(),
         text: config(layout),
     });
     let mut command = Command::new(torchrun(layout.world, "pretrain_gpt.py"));
@@ -77,7 +77,7 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
     command.push("--deepspeed");
     command.push("--deepspeed_config ds_config.json");
     launch.parts.push(Part {
-        name: "Megatron-DeepSpeed's command line",
+        name: "Megatron-DeepSpeed's command line".to_string(),
         text: command.text(),
     });
     launch.unsaid.extend(unsaid(layout));

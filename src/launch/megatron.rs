@@ -557,9 +557,9 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
             });
         }
     }
-    launch.written_for = WRITTEN_FOR;
+    launch.written_for = WRITTEN_FOR.to_string();
     launch.parts.push(Part {
-        name: "the command line",
+        name: "the command line".to_string(),
         text: command.text(),
     });
     launch.unsaid.push(format!(

@@ -80,7 +80,7 @@ pub struct Run<'a> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Part {
     /// What it is: a command line's or a file's name.
-    pub name: &'static str,
+    pub name: String,
     /// The text to paste, exactly as the tool reads it.
     pub text: String,
 }
@@ -90,7 +90,7 @@ pub struct Part {
 pub struct Launch {
     pub tool: Tool,
     /// The tool's version the text is written for, with where it is read.
-    pub written_for: &'static str,
+    pub written_for: String,
     pub parts: Vec<Part>,
     /// What of the plan the tool cannot take, or takes otherwise, in words.
     pub unsaid: Vec<String>,
@@ -99,12 +99,17 @@ pub struct Launch {
     pub refusals: Vec<String>,
 }
 
+/// The plan in every tool's terms, in [`Tool::ALL`]'s order.
+pub fn launches(run: &Run) -> Vec<Launch> {
+    Tool::ALL.iter().map(|&tool| export(tool, run)).collect()
+}
+
 /// The plan in `tool`'s terms.
 pub fn export(tool: Tool, run: &Run) -> Launch {
     let layout = Layout::of(run);
     let mut launch = Launch {
         tool,
-        written_for: "",
+        written_for: String::new(),
         parts: Vec::new(),
         unsaid: layout.common_unsaid(),
         refusals: Vec::new(),

@@ -280,13 +280,13 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
         .run
         .preset
         .and_then(|id| SHIPPED.iter().find(|(preset, ..)| *preset == id));
-    launch.written_for = WRITTEN_FOR;
+    launch.written_for = WRITTEN_FOR.to_string();
     launch.parts.push(Part {
-        name: "torchtitan's command line (2026)",
+        name: "torchtitan's command line (2026)".to_string(),
         text: command(layout, shipped.map(|s| (s.1, s.2))),
     });
     launch.parts.push(Part {
-        name: "torchtitan's TOML (2025)",
+        name: "torchtitan's TOML (2025)".to_string(),
         text: toml(layout, layout.run.software, shipped.map(|s| (s.1, s.3))),
     });
     launch.unsaid.extend(unsaid(layout, shipped.is_some()));

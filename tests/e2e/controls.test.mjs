@@ -6,12 +6,13 @@
 // other test passed, because none looked at which figure a control moved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIGURES, labDone, open, openAssumptions, ready, readyAll, urlMatching, useApp } from './harness.mjs';
+import { FIGURES, labDone, open, openAssumptions, ready, readyAll, urlMatching, useApp, written } from './harness.mjs';
 
 const app = useApp();
 
 /** Every figure section's readouts as a reader sees them: slug -> { id: 'label = text (data-value)' }. */
 async function figureValues(page) {
+  await written(page);
   return page.$$eval('section.figure[id]', (sections) =>
     Object.fromEntries(
       sections.map((section) => [

@@ -272,6 +272,15 @@ export async function press(page, selector, key, times = 1) {
  * Waits until the page's URL matches `pattern` (the app rewrites its URL
  * at most every 100 ms, from a timer) and returns it; fails after `timeout` ms.
  */
+/**
+ * Waits until nothing on the page is `aria-busy`: the launch worker has
+ * answered the planner's "Run it with" (its texts are written in the
+ * worker, after the plan changes) and any paste it was reading.
+ */
+export async function written(page) {
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+}
+
 export async function urlMatching(page, pattern, timeout = 3000) {
   const deadline = Date.now() + timeout;
   while (!pattern.test(page.url()) && Date.now() < deadline) await page.waitForTimeout(25);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, readouts, ready, serveDist, urlMatching, useApp } from './harness.mjs';
+import { open, readouts, ready, serveDist, urlMatching, useApp, written } from './harness.mjs';
 
 const app = useApp();
 
@@ -27,6 +27,7 @@ test('a tab shows its tool\'s text for the plan on screen, follows the controls 
   await urlMatching(page, /export=torchtitan/);
   const command = page.locator('pre[data-export="torchtitan"]').first();
   await command.waitFor();
+  await written(page);
   let list = words(await command.textContent());
   assert.deepEqual(list.slice(0, 6), ['torchrun', '--nnodes', '1', '--nproc-per-node', '8', '-m']);
   assert.equal(after(list, '--config'), 'llama3_8b');
@@ -40,6 +41,7 @@ test('a tab shows its tool\'s text for the plan on screen, follows the controls 
   // Tensor 2 on the same 8 GPUs: FSDP over the 4 left, and the text follows.
   await page.locator('fieldset[data-param="tp"] label', { hasText: /^2$/ }).click();
   await urlMatching(page, /tp=2/);
+  await written(page);
   list = words(await command.textContent());
   assert.equal(after(list, '--parallelism.tensor_parallel_degree'), '2');
   assert.equal(after(list, '--parallelism.data_parallel_shard_degree'), '4');
@@ -47,6 +49,7 @@ test('a tab shows its tool\'s text for the plan on screen, follows the controls 
   assert.equal(await page.locator('pre[data-export="deepspeed"]').first().isVisible(), false);
   await page.locator('fieldset[data-param="export"] label', { hasText: 'DeepSpeed' }).click();
   await urlMatching(page, /export=deepspeed/);
+  await written(page);
   const json = JSON.parse(await page.locator('pre[data-export="deepspeed"]').first().textContent());
   assert.deepEqual([json.train_batch_size, json.train_micro_batch_size_per_gpu, json.gradient_accumulation_steps, json.zero_optimization.stage], [16, 2, 2, 3]);
   assert.equal(await command.isVisible(), false);
@@ -63,6 +66,8 @@ test('a layout Megatron-LM refuses is quoted in its words, and an uneven split i
   const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&model=llama3-8b&heads=12&kv-heads=12&hidden=1536&gpus=8&tp=8&export=megatron-lm`);
   await ready(page);
   const tab = page.locator('.launch__tab:not([hidden])');
+  await tab.locator('pre[data-export="megatron-lm"]').waitFor();
+  await written(page);
   assert.match(await tab.locator('.launch__refusals').textContent(), /Megatron-LM will stop: “num_attention_heads \(12\) must be a multiple of tensor_model_parallel_size \(8\)\.”/);
   // 32 layers on 3 stages, the planner's 10, 11, 11: the first and last stages' flags.
   await page.locator('fieldset[data-param="tp"] label', { hasText: /^1$/ }).click();
@@ -71,6 +76,7 @@ test('a layout Megatron-LM refuses is quoted in its words, and an uneven split i
   await pp.fill('3');
   await pp.press('Enter');
   await urlMatching(page, /pp=3/);
+  await written(page);
   const flags = words(await tab.locator('pre[data-export="megatron-lm"]').textContent());
   assert.equal(after(flags, '--pipeline-model-parallel-size'), '3');
   assert.equal(after(flags, '--decoder-first-pipeline-num-layers'), '10');
@@ -116,11 +122,13 @@ test('torchtitan\'s Llama 3 70B TOML pasted at 360 px becomes the plan, read by 
   // The file as torchtitan has it (tests/launch-configs/SOURCES.md): t 8, FSDP
   // over what is left, a rank's batch of 8 of 8,192 tokens, full recomputation.
   const earlier = app.server.requests.length;
-  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&gpu=a100-80gb&gpus=64&export=torchtitan`, { viewport: { width: 360, height: 780 } });
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=planner&gpu=a100-80gb&gpus=64`, { viewport: { width: 360, height: 780 } });
   await ready(page);
   const report = page.locator('[data-import-report]');
   const fetched = () => app.server.requests.slice(earlier).filter((path) => /launch/.test(path));
-  assert.deepEqual(fetched(), [], 'the worker is fetched only when a paste is read');
+  assert.deepEqual(fetched(), [], 'the worker is fetched only when the part is opened');
+  await page.locator('fieldset[data-param="export"] label', { hasText: 'torchtitan' }).click();
+  await page.locator('pre[data-export="torchtitan"]').first().waitFor();
   await page.locator('textarea[data-import]').fill(await readFile(new URL('../launch-configs/torchtitan-llama3_70b.toml', import.meta.url), 'utf8'));
   await page.getByRole('button', { name: 'Read', exact: true }).click();
   await urlMatching(page, /tp=8/);
@@ -140,7 +148,7 @@ test('torchtitan\'s Llama 3 70B TOML pasted at 360 px becomes the plan, read by 
   await close();
 });
 
-test('a launch worker that cannot load (its script or its wasm refused) leaves the plan as it was and says so', async () => {
+test('a launch worker that cannot load (its script or its wasm refused) writes no text, leaves the plan as it was and says so', async () => {
   for (const missing of ['launch-worker.js', 'launch_bg.wasm']) {
     // dist/ as a proxy serves it: everything but the one file.
     const dir = mkdtempSync(join(tmpdir(), 'parallax-'));
@@ -153,7 +161,11 @@ test('a launch worker that cannot load (its script or its wasm refused) leaves t
     await page.locator('textarea[data-import]').fill('torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size 8');
     await page.getByRole('button', { name: 'Read', exact: true }).click();
     const report = page.locator('[data-import-report]');
-    await report.getByText('The launch reader could not be loaded (offline, or blocked by the network). Nothing was changed.').waitFor();
+    const notice = 'The launch worker could not be loaded (offline, or blocked by the network). Nothing was changed.';
+    await report.getByText(notice).waitFor();
+    // The part says so too, in place of the texts it could not write.
+    assert.equal(await page.locator('.launch__notice').textContent(), notice, missing);
+    assert.equal(await page.locator('pre[data-export]').count(), 0, missing);
     assert.equal(await report.getAttribute('aria-busy'), 'false', missing);
     assert.deepEqual(await readouts(page), before, missing);
     assert.doesNotMatch(page.url(), /tp=/, missing);

@@ -341,9 +341,10 @@ pub fn data(params: &PlannerParams) -> PlannerData {
         )
         .with_note(over_its_link(Group::Context)),
         search: params.search.then(|| search_data(&plan)),
-        launch: params
-            .export
-            .map(|tool| launch_data(&params.launch_run(&plan), tool)),
+        launch: params.export.map(|shown| LaunchData {
+            shown,
+            query: params.to_query(),
+        }),
         // A layout that cannot run (the verdict says why) is not a memory verdict.
         // Where the verdict is, above or below this line, depends on the
         // screen: it is named, not pointed at.

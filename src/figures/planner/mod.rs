@@ -16,7 +16,7 @@ use crate::figures::cells::Cells;
 
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
-use super::launch::{export_options, launch_data, LaunchData, RunItWith};
+use super::launch::{export_options, LaunchData, RunItWith};
 use super::layouts::{search_data, step_parts, LayoutTable, SearchData, StepBar, StepPart};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::{self, number_id, plain_options, set_option, Opt, Param};
@@ -164,6 +164,14 @@ impl Default for PlannerParams {
 }
 
 impl PlannerParams {
+    /// These parameters as the planner's URL query writes them
+    /// (`?gpus=64&tp=8…`): what the launch worker reads the plan from.
+    pub fn to_query(&self) -> String {
+        let mut pairs = Pairs::new();
+        self.write(&mut pairs);
+        crate::model::query::to_search(&pairs)
+    }
+
     /// `plan` to launch, with the software and the preset it is of: a
     /// chosen model whose shape and size the URL leaves as published.
     pub fn launch_run<'a>(&self, plan: &'a Plan) -> Run<'a> {
