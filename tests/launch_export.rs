@@ -954,3 +954,68 @@ proptest! {
         prop_assert_eq!(wire::decode_launches(&wire::encode_launches(&launches)), Ok(launches));
     }
 }
+
+/// What each tool does where a text leaves a setting out or names it in an
+/// older spelling, as the tools' sources state it:
+/// - Megatron-DeepSpeed builds its pipeline model unless
+///   `--no-pipeline-parallel` is given, one stage or many (`pretrain_gpt.py`),
+///   and DeepSpeed's pipeline engine refuses ZeRO-2 and 3
+///   (`runtime/pipe/engine.py`); with the switch, p must be 1
+///   (`megatron/arguments.py`);
+/// - torchtitan's FSDP "default" does not reshard under a pipeline
+///   (`parallelize.py`: `not pp_enabled`), ZeRO-2's state; its selective
+///   recomputation's default option is "2", every second layer
+///   (`job_config.py`); 2024 spelled the schedule `interleaved_1f1b` and
+///   turned FP8 on with `float8.enable_float8_linear` (`config_manager.py`);
+/// - DeepSpeed's `autotp_size` 0 is AutoTP off (`tensor_parallel/config.py`).
+#[test]
+fn the_tools_defaults_are_read_as_their_sources_state_them() {
+    let read =
+        |text: &str| parallax::launch::read(text).unwrap_or_else(|e| panic!("{text}: {}", e.0));
+    let pair = |reading: &parallax::launch::Reading, key: &str| {
+        reading
+            .pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let zero = "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism".to_string();
+    let one_stage = read(
+        "WORLD_SIZE=8 pretrain_gpt.py --deepspeed --zero-stage 3 --tensor-model-parallel-size 2",
+    );
+    assert_eq!(one_stage.broken, vec![zero.clone()]);
+    let no_engine =
+        read("WORLD_SIZE=8 pretrain_gpt.py --deepspeed --zero-stage 3 --no-pipeline-parallel");
+    assert!(no_engine.broken.is_empty(), "{:?}", no_engine.broken);
+    let both = read("WORLD_SIZE=8 pretrain_gpt.py --deepspeed --zero-stage 1 --no-pipeline-parallel --pipeline-model-parallel-size 2");
+    assert_eq!(
+        both.broken,
+        vec!["pipeline_model_parallel_size must be 1 if pipeline parallel is disabled".to_string()]
+    );
+    assert_eq!(pair(&both, "pp").as_deref(), Some("2"));
+
+    let pipelined = read("[parallelism]\npipeline_parallel_degree = 2\ndata_parallel_shard_degree = 4\n[activation_checkpoint]\nmode = \"selective\"\n");
+    assert_eq!(pair(&pipelined, "stage").as_deref(), Some("2"));
+    assert_eq!(pair(&pipelined, "recompute"), None);
+    assert!(
+        pipelined
+            .ignored
+            .iter()
+            .any(|i| i.contains("every second layer")),
+        "{:?}",
+        pipelined.ignored
+    );
+    let always = read(
+        "[parallelism]\npipeline_parallel_degree = 2\nfsdp_reshard_after_forward = \"always\"\n",
+    );
+    assert_eq!(pair(&always, "stage").as_deref(), Some("3"));
+    let of_2024 = read("[training]\nbatch_size = 8\n[experimental]\npipeline_parallel_degree = 4\npipeline_parallel_schedule = \"interleaved_1f1b\"\n[float8]\nenable_float8_linear = true\n");
+    assert_eq!(of_2024.format, "torchtitan's TOML of 2024 to March 2025");
+    assert_eq!(pair(&of_2024, "schedule").as_deref(), Some("interleaved"));
+    assert_eq!(pair(&of_2024, "precision").as_deref(), Some("fp8"));
+    // 2024's micro-batches default to one a stage: 8 sequences in 4 of 2.
+    assert_eq!(pair(&of_2024, "micro-batch").as_deref(), Some("2"));
+
+    let autotp_off = read("{\"tensor_parallel\": {\"autotp_size\": 0}, \"train_batch_size\": 8}");
+    assert_eq!(pair(&autotp_off, "tp").as_deref(), Some("1"));
+}

@@ -81,15 +81,26 @@ pub(super) fn write(layout: &Layout, launch: &mut Launch) {
         text: command.text(),
     });
     launch.unsaid.extend(unsaid(layout));
-    if layout.p > 1 && matches!(layout.stage(), ZeroStage::Two | ZeroStage::Three) {
-        launch
-            .refusals
-            .push("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism".to_string());
-    }
+    // p = 1 is written as --no-pipeline-parallel: no pipeline engine.
+    launch
+        .refusals
+        .extend(refusals(layout.p > 1, layout.stage()));
     if zero_bubble && layout.sequence_parallel() {
         launch.refusals.push(
             "Sequence Parallel not tested, proceed at own will by removing this line".to_string(),
         );
+    }
+}
+
+/// DeepSpeed's refusal of a ZeRO `stage` under its pipeline engine
+/// (`runtime/pipe/engine.py`), which Megatron-DeepSpeed runs whenever
+/// `--no-pipeline-parallel` is not given, one stage or many
+/// (`pretrain_gpt.py`: `GPTModelPipe` unless `args.no_pipeline_parallel`).
+pub(super) fn refusals(pipeline_engine: bool, stage: ZeroStage) -> Vec<String> {
+    if pipeline_engine && matches!(stage, ZeroStage::Two | ZeroStage::Three) {
+        vec!["ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism".to_string()]
+    } else {
+        Vec::new()
     }
 }
 

@@ -15,6 +15,8 @@ mod torchtitan;
 
 use super::megatron::{self, Checked, Name, NUMBERS};
 use super::{bridge, Tool};
+use crate::model::choice::Choice;
+use crate::model::memory::ZeroStage;
 
 /// The longest text read, in bytes: a launch configuration is a few
 /// kilobytes; megabytes pasted are refused before any is split.
@@ -268,11 +270,7 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
         )));
     }
     let t = number(megatron::TP).unwrap_or(1);
-    let p = if switches.no_pipeline {
-        1
-    } else {
-        number(megatron::PP).unwrap_or(1)
-    };
+    let p = number(megatron::PP).unwrap_or(1);
     let cp = number(megatron::CP).unwrap_or(1);
     let chunks = number(megatron::CHUNKS).unwrap_or(1);
     if chunks > 1 {
@@ -291,9 +289,6 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
             if number(name).is_none() {
                 push(&mut reading.pairs, name.planner, "1".to_string());
             }
-        }
-        if switches.no_pipeline {
-            push(&mut reading.pairs, "pp", "1".to_string());
         }
         if switches.zero_bubble {
             push(&mut reading.pairs, "schedule", "zb-h1".to_string());
@@ -337,7 +332,16 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
             );
         }
         reading.broken = if deepspeed {
-            deepspeed::refusals(p, switches.stage())
+            let stage = ZeroStage::from_id(switches.stage()).unwrap_or(ZeroStage::None);
+            let mut broken = super::deepspeed::refusals(!switches.no_pipeline, stage);
+            // Megatron-DeepSpeed's own check (`megatron/arguments.py`).
+            if switches.no_pipeline && number(megatron::PP).is_some_and(|p| p > 1) {
+                broken.push(
+                    "pipeline_model_parallel_size must be 1 if pipeline parallel is disabled"
+                        .to_string(),
+                );
+            }
+            broken
         } else {
             megatron::refusals(&checked)
         };

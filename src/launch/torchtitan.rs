@@ -46,11 +46,15 @@ fn schedule_name(schedule: Schedule) -> Option<&'static str> {
     }
 }
 
-/// The data-parallel degrees, (replicate, shard), and FSDP's resharding.
+/// The data-parallel degrees, (replicate, shard), and FSDP's resharding:
+/// its "default" reshards after the forward pass except under a pipeline
+/// (`parallelize.py`: `reshard_after_forward = not pp_enabled`), so
+/// ZeRO-3 with stages is written "always".
 fn data_parallel(layout: &Layout) -> (u32, u32, Option<&'static str>) {
     match layout.stage() {
         ZeroStage::None => (layout.d, 1, None),
         ZeroStage::One | ZeroStage::Two => (1, layout.d, Some("never")),
+        ZeroStage::Three if layout.p > 1 => (1, layout.d, Some("always")),
         ZeroStage::Three => (1, layout.d, None),
     }
 }

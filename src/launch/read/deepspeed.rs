@@ -3,21 +3,12 @@
 //! the ZeRO stage, the precision, and the tensor and Ulysses degrees where
 //! the JSON holds them. The pipeline's degree is not in the JSON (it is
 //! the model's code, or Megatron-DeepSpeed's flags, which the command-line
-//! reader takes); the checks quoted are DeepSpeed's messages, with the numbers.
+//! reader takes, with DeepSpeed's pipeline refusal, `launch::deepspeed`'s);
+//! the checks quoted are DeepSpeed's messages, with the numbers.
 
 use super::flat::Flat;
 use super::{left_as_they_are, push, size, Reading, Unreadable};
 use crate::launch::Tool;
-
-/// DeepSpeed's own refusals of a layout with `p` stages at ZeRO `stage`
-/// (`runtime/pipe/engine.py`).
-pub(super) fn refusals(p: u32, stage: &str) -> Vec<String> {
-    if p > 1 && matches!(stage, "2" | "3") {
-        vec!["ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism".to_string()]
-    } else {
-        Vec::new()
-    }
-}
 
 /// The batch's three sizes: the global batch, a GPU's micro-batch and
 /// the micro-batches a step (`runtime/config.py`, `_batch_assertion`).
@@ -58,7 +49,8 @@ pub(super) fn read(flat: &Flat) -> Result<Reading, Unreadable> {
                 true
             }
             "tensor_parallel.autotp_size" => {
-                tp = Some(size(key, value)?);
+                // 0, DeepSpeed's default, turns AutoTP off (`tensor_parallel/config.py`).
+                tp = Some(if value == "0" { 1 } else { size(key, value)? });
                 true
             }
             "sequence_parallel_size" => {

@@ -187,10 +187,11 @@ pub(super) fn read_command(settings: &[(String, Option<String>)]) -> Result<Read
 /// torchtitan's schedules as the planner names them (`torch.distributed.pipelining`'s
 /// `get_schedule_class` reads them in any case).
 fn schedule(name: &str) -> Option<&'static str> {
-    match name.to_ascii_lowercase().as_str() {
+    // 2024's names have underscores (`interleaved_1f1b`, `flexible_interleaved_1f1b`).
+    match name.to_ascii_lowercase().replace('_', "").as_str() {
         "gpipe" => Some("gpipe"),
         "1f1b" => Some("1f1b"),
-        "interleaved1f1b" => Some("interleaved"),
+        "interleaved1f1b" | "flexibleinterleaved1f1b" => Some("interleaved"),
         "dualpipev" => Some("dualpipev"),
         _ => None,
     }
@@ -269,11 +270,15 @@ pub(in crate::launch) fn read(
     let sequence_parallel = t > 1 && s.switch(SEQUENCE_PARALLEL) != Some(false);
     push(pairs, "sp", u8::from(sequence_parallel).to_string());
     // FSDP shards all of the state unless it keeps the weights gathered
-    // after the forward pass ("never"): then ZeRO-2's.
+    // after the forward pass ("never", and "default" under a pipeline:
+    // `parallelize.py`'s `reshard_after_forward = not pp_enabled`): then
+    // ZeRO-2's.
     let reshard = s.text(RESHARD);
-    let stage = match shard {
-        Some(1) => "0",
-        _ if reshard.as_deref() == Some("never") => "2",
+    let stage = match (shard, reshard.as_deref()) {
+        (Some(1), _) => "0",
+        (_, Some("never")) => "2",
+        (_, Some("always")) => "3",
+        _ if p > 1 => "2",
         _ => "3",
     };
     push(pairs, "stage", stage.to_string());
@@ -341,7 +346,8 @@ pub(in crate::launch) fn read(
                 push(pairs, "micro-batch", micro.to_string());
                 match step_tokens {
                     Some(tokens) => push(pairs, "batch", size(STEP_TOKENS[0], &(tokens / seq).to_string())?.to_string()),
-                    None => batch_per_replica = Some(micro.saturating_mul(if p > 1 { pp_micro_count.unwrap_or(p) } else { 1 })),
+                    // torchtitan's default: micro × num_pp_microbatches (1 unless given) × d.
+                    None => batch_per_replica = Some(micro.saturating_mul(if p > 1 { pp_micro_count.unwrap_or(1) } else { 1 })),
                 }
             }
             Some(seq) => ignored.push(format!("The tokens a micro-batch or a step ({micro_tokens}, {}) are not whole sequences of {seq}: the planner's batch is kept.", step_tokens.map_or("-1".to_string(), |n| n.to_string()))),
@@ -353,6 +359,8 @@ pub(in crate::launch) fn read(
             match (s.number(PP_MICRO_SIZE, false)?, pp_micro_count) {
                 (Some(size), _) => size,
                 (None, Some(count)) => (local / count).max(1),
+                // 2024: as many micro-batches as stages unless given; 2025: micro-batches of 1.
+                (None, None) if era == TOML_2024 => (local / p).max(1),
                 (None, None) => 1,
             }
         } else {
@@ -378,15 +386,21 @@ pub(in crate::launch) fn read(
     match (s.text(AC_MODE).as_deref(), s.text(AC_OPTION).as_deref()) {
         (Some("none"), _) => push(pairs, "recompute", "none".to_string()),
         (Some("full"), _) => push(pairs, "recompute", "full".to_string()),
-        (Some("selective"), Some("op") | None) => push(pairs, "recompute", "op".to_string()),
+        (Some("selective"), Some("op")) => push(pairs, "recompute", "op".to_string()),
+        // torchtitan's default option is "2": every second layer in full.
+        (Some("selective"), None) => ignored.push("Recomputation selective, with torchtitan's default selective_ac_option \"2\" (every second layer in full): the planner has no such setting, and keeps its own.".to_string()),
         (Some(mode), option) => ignored.push(format!(
             "Recomputation {mode}{}: the planner has no such setting, and keeps its own.",
             option.map(|o| format!(" ({o})")).unwrap_or_default()
         )),
         (None, _) => {}
     }
-    let fp8 = s.text(CONVERTERS).is_some_and(|c| c.contains("float8"))
-        || s.has(&["quantize.linear.float8.recipe_name"]);
+    // FP8 of the linear layers: a "float8" converter (2025, 2026; not the
+    // experts' grouped one), or 2024's `enable_float8_linear`.
+    let fp8 = s.text(CONVERTERS).is_some_and(|c| {
+        c.split(',')
+            .any(|c| matches!(c.trim(), "float8" | "quantize.linear.float8"))
+    }) || s.switch(&["float8.enable_float8_linear"]) == Some(true);
     let fp8_gather = s.switch(FP8_GATHER) == Some(true);
     let precision = match (fp8, fp8_gather) {
         (true, true) => "fp8-primary",
