@@ -955,6 +955,44 @@ proptest! {
     }
 }
 
+/// The 3D figure's "Run it with": its t × p × d on t·p·d GPUs as the
+/// planner runs them (Megatron-LM's flags for the seed's 8 × 8 × 16 with
+/// ZeRO-1 on 1,024 GPUs); the GPT-3 175B command line with a context ring
+/// of 2 read over it gives its t 8, p 16 and d = 1,024 / (8 · 16 · 2) = 4,
+/// and says that the figure does not draw the ring.
+#[test]
+fn the_3d_figure_writes_and_reads_its_layout() {
+    use parallax::figures::figure::Params;
+    use parallax::figures::three_d::ThreeDParams;
+    let mut notices = Vec::new();
+    let params = ThreeDParams::from_query(
+        &parallax::model::query::Query::parse("tp=8&pp=8&dp=16&zero=1&export=megatron-lm"),
+        &mut notices,
+    );
+    assert!(notices.is_empty(), "{notices:?}");
+    let planner = params.planner();
+    let plan = planner.plan();
+    let flags = words(
+        &parallax::launch::export(Tool::MegatronLm, &planner.launch_run(&plan)).parts[0].text,
+    );
+    assert_eq!(world(&flags), 1024);
+    assert_eq!(value(&flags, "--tensor-model-parallel-size"), Some("8"));
+    assert_eq!(value(&flags, "--pipeline-model-parallel-size"), Some("8"));
+    assert!(
+        flags.iter().any(|f| f == "--use-distributed-optimizer"),
+        "ZeRO-1: {flags:?}"
+    );
+    let text = "torchrun --nproc_per_node 8 --nnodes 128 pretrain_gpt.py --num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 --micro-batch-size 1 --global-batch-size 1536 --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --context-parallel-size 2";
+    let reading = parallax::launch::read(text).expect("read");
+    let (read, said) = params.with_reading(&reading);
+    assert_eq!(
+        (read.layout.tensor, read.layout.pipeline, read.layout.data),
+        (8, 16, 4)
+    );
+    assert_eq!(read.scenario.model.id, "gpt3-175b");
+    assert!(said.iter().any(|s| s.contains("cp 2")), "{said:?}");
+}
+
 /// What each tool does where a text leaves a setting out or names it in an
 /// older spelling, as the tools' sources state it:
 /// - Megatron-DeepSpeed builds its pipeline model unless

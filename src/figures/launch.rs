@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 
+use super::param::Param;
 use crate::hooks::use_scoped;
 use crate::launch::wire::{self, Question};
 use crate::launch::{Launch, Reading, Tool, Unreadable};
@@ -45,10 +46,29 @@ fn ask_worker(
 }
 
 /// The options of a figure's `export` key: closed, or a tool's tab.
-pub fn export_options() -> Vec<(&'static str, &'static str)> {
+fn export_options() -> Vec<(&'static str, &'static str)> {
     let mut options = vec![("off", "Off")];
     options.extend(crate::model::choice::options::<Tool>());
     options
+}
+
+/// A figure with a "Run it with" part: the tab its `export` key opens.
+pub trait Exports {
+    fn export(&self) -> Option<Tool>;
+    fn set_export(&mut self, tool: Option<Tool>);
+}
+
+/// A figure's `export` key, one declaration for every figure that has the part.
+pub const fn export_param<P: Exports>() -> Param<P> {
+    Param::<P>::choice(
+        "export",
+        "Run it with",
+        export_options,
+        |p| p.export().map_or("off", Tool::id),
+        |p, id| p.set_export(Tool::from_id(id)),
+    )
+    .toggle()
+    .help("The plan as a launch tool takes it: Megatron-LM's flags, Megatron-Bridge's overrides, torchtitan's command line and TOML, or DeepSpeed's JSON, with what the tool cannot take said beside it.")
 }
 
 /// One tool's tab: its parts, each with a copy button, what it cannot

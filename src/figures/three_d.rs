@@ -7,8 +7,11 @@ use leptos::prelude::*;
 use super::cells::Cells;
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
+use super::launch::{export_param, Exports, LaunchData, RunItWith};
 use super::param::{number_id, plain_options, set_option, whole, Opt, Param};
+use super::planner::PlannerParams;
 use super::shared;
+use crate::launch::{Reading, Tool};
 use crate::model::choice::{options, Choice};
 use crate::model::memory::ZeroStage;
 use crate::model::pipeline::stage_layers;
@@ -88,6 +91,8 @@ pub struct ThreeDParams {
     pub layout: Layout,
     /// The selected GPU's global rank.
     pub rank: u32,
+    /// The launch tool whose "Run it with" tab is open; `None` while the part is closed.
+    pub export: Option<Tool>,
 }
 
 impl ThreeDParams {
@@ -95,6 +100,74 @@ impl ThreeDParams {
     /// so that the rank box, the URL and the words name one GPU.
     fn fit_rank(&mut self) {
         self.rank = self.layout.existing_rank(self.rank);
+    }
+
+    /// The layout as the planner runs it, on t·p·d GPUs, everything the
+    /// figure does not set at the planner's defaults: what "Run it with"
+    /// writes for it.
+    pub fn planner(&self) -> PlannerParams {
+        PlannerParams {
+            scenario: self.scenario.clone(),
+            model_chosen: true,
+            gpus: self.layout.gpus(),
+            tensor: self.layout.tensor,
+            pipeline: self.layout.pipeline,
+            stage: self.layout.zero,
+            sequence_parallel: self.layout.tensor > 1,
+            ..PlannerParams::default()
+        }
+    }
+
+    /// These parameters with a launch configuration read over them: its t,
+    /// p, d and ZeRO stage where the figure draws them, its model and GPU;
+    /// what the figure does not draw is said, with the planner's notices.
+    pub fn with_reading(&self, reading: &Reading) -> (Self, Vec<String>) {
+        let (planner, notices) = self.planner().with_reading(reading);
+        let plan = planner.plan();
+        let mut said: Vec<String> = notices.into_iter().map(|n| n.message).collect();
+        let mut next = self.clone();
+        next.scenario = planner.scenario.clone();
+        next.layout.zero = planner.stage;
+        let offered = |degrees: &[&str], value: u32| degrees.contains(&value.to_string().as_str());
+        if offered(tensor::DEGREES, planner.tensor) {
+            next.layout.tensor = planner.tensor;
+        } else {
+            said.push(format!(
+                "The figure draws t of {}: t {} is left at {}.",
+                tensor::DEGREES.join(", "),
+                planner.tensor,
+                next.layout.tensor
+            ));
+        }
+        if offered(PIPELINE_DEGREES, planner.pipeline) {
+            next.layout.pipeline = planner.pipeline;
+        } else {
+            said.push(format!(
+                "The figure draws p of {}: p {} is left at {}.",
+                PIPELINE_DEGREES.join(", "),
+                planner.pipeline,
+                next.layout.pipeline
+            ));
+        }
+        next.layout.data = plan.data_parallel().min(REPLICAS.max as u32);
+        if planner.context > 1 || planner.experts_parallel > 1 {
+            said.push(format!(
+                "The figure has no context or expert parallelism: cp {} and ep {} are the planner's to show.",
+                planner.context, planner.experts_parallel
+            ));
+        }
+        next.fit_rank();
+        (next, said)
+    }
+}
+
+impl Exports for ThreeDParams {
+    fn export(&self) -> Option<Tool> {
+        self.export
+    }
+
+    fn set_export(&mut self, tool: Option<Tool>) {
+        self.export = tool;
     }
 }
 
@@ -104,6 +177,7 @@ impl Default for ThreeDParams {
             scenario: Scenario::default(),
             layout: PRESETS[0].layout,
             rank: 0,
+            export: None,
         }
     }
 }
@@ -215,6 +289,8 @@ pub struct ThreeDData {
     pub rank_dp: ReadoutData,
     pub rank_pp: ReadoutData,
     pub summary: String,
+    /// The layout as each launch tool takes it, while "Run it with" is open.
+    pub launch: Option<LaunchData>,
 }
 
 /// The tensor index of the GPU a click landed on inside a cell (its place
@@ -449,6 +525,10 @@ pub fn data(params: &ThreeDParams) -> ThreeDData {
         )
         .better(Better::NotCompared),
         summary,
+        launch: params.export.map(|shown| LaunchData {
+            shown,
+            query: params.planner().to_query(),
+        }),
     };
     figure.equations = equations(params, &figure);
     figure
@@ -590,6 +670,7 @@ impl Params for ThreeDParams {
             .text_box()
             .limited_by(|p| f64::from(p.layout.gpus().saturating_sub(1)), "set by the layout's last GPU")
             .help("A GPU by global rank, in Megatron-LM's order (tensor fastest, then data, then pipeline): its groups are marked."),
+        export_param::<Self>(),
     ];
 
     fn data(&self) -> ThreeDData {
@@ -686,6 +767,16 @@ impl Params for ThreeDParams {
                 <p class="fig-3d__more">{move || data.with(|d| d.more.clone())}</p>
                 <p class="fig-3d__rank">{move || data.with(|d| d.rank_words.clone())}</p>
                 <p class="fig-3d__note">"Days: busy time = FLOP ÷ (GPUs × peak × its share while computing), divided by (1 − bubble); communication is assumed hidden behind computation."</p>
+                <Show when=move || data.with(|d| d.launch.is_some())>
+                    <RunItWith
+                        data=Signal::derive(move || data.with(|d| d.launch.clone()))
+                        read=Callback::new(move |reading: Reading| {
+                            let (read, said) = params.with_untracked(|p| p.with_reading(&reading));
+                            params.update(|p| *p = read);
+                            said
+                        })
+                    />
+                </Show>
             </div>
         }
         .into_any()

@@ -174,3 +174,23 @@ test('a launch worker that cannot load (its script or its wasm refused) writes n
     rmSync(dir, { recursive: true });
   }
 });
+
+test('the 3D figure runs its t × p × d with each tool, opened by its label, and changes no readout', async () => {
+  // The seed's 8 × 8 × 16 with ZeRO-1: 1,024 GPUs as the planner runs them.
+  const { page, errors, close } = await open(app.browser, `${app.server.base}?fig=3d&tp=8&pp=8&dp=16&zero=1`, { viewport: { width: 1440, height: 900 } });
+  await ready(page);
+  const before = await readouts(page);
+  await page.locator('fieldset[data-param="export"] label', { hasText: 'Megatron-LM' }).click();
+  await urlMatching(page, /export=megatron-lm/);
+  const text = page.locator('pre[data-export="megatron-lm"]');
+  await text.waitFor();
+  await written(page);
+  const flags = words(await text.textContent());
+  assert.equal(Number(after(flags, '--nnodes')) * Number(after(flags, '--nproc-per-node')), 1024);
+  assert.equal(after(flags, '--tensor-model-parallel-size'), '8');
+  assert.equal(after(flags, '--pipeline-model-parallel-size'), '8');
+  assert.ok(flags.includes('--use-distributed-optimizer'), 'ZeRO-1');
+  assert.deepEqual(await readouts(page), before, 'opening the part changes no readout');
+  assert.deepEqual(errors, []);
+  await close();
+});

@@ -16,7 +16,7 @@ use crate::figures::cells::Cells;
 
 use super::equations::{self, var};
 use super::figure::{About, Figure, Params, Part};
-use super::launch::{export_options, LaunchData, RunItWith};
+use super::launch::{export_param, Exports, LaunchData, RunItWith};
 use super::layouts::{search_data, step_parts, LayoutTable, SearchData, StepBar, StepPart};
 use super::memory_bar::{MemoryBar, MemoryBarData};
 use super::param::{self, number_id, plain_options, set_option, Opt, Param};
@@ -160,6 +160,16 @@ impl Default for PlannerParams {
             export: None,
             reserve: DEFAULT_RESERVE.value() / 1e9,
         }
+    }
+}
+
+impl Exports for PlannerParams {
+    fn export(&self) -> Option<Tool> {
+        self.export
+    }
+
+    fn set_export(&mut self, tool: Option<Tool>) {
+        self.export = tool;
     }
 }
 
@@ -574,15 +584,7 @@ impl Params for PlannerParams {
         )
         .toggle()
         .help("Find the layouts that fit this model on these GPUs, fastest first."),
-        Param::<Self>::choice(
-            "export",
-            "Run it with",
-            export_options,
-            |p| p.export.map_or("off", Tool::id),
-            |p, id| p.export = Tool::from_id(id),
-        )
-        .toggle()
-        .help("The plan as a launch tool takes it: Megatron-LM's flags, Megatron-Bridge's overrides, torchtitan's command line and TOML, or DeepSpeed's JSON, with what the tool cannot take said beside it."),
+        export_param::<Self>(),
     ];
 
     fn data(&self) -> PlannerData {
