@@ -1057,3 +1057,19 @@ fn the_tools_defaults_are_read_as_their_sources_state_them() {
     let autotp_off = read("{\"tensor_parallel\": {\"autotp_size\": 0}, \"train_batch_size\": 8}");
     assert_eq!(pair(&autotp_off, "tp").as_deref(), Some("1"));
 }
+
+/// A layout on fewer GPUs than it needs (t 8 × p 4 on 9) is written for
+/// the 8 · 4 = 32 it needs, and the text says so: 23 more than asked.
+#[test]
+fn a_layout_short_of_gpus_says_it_is_written_for_more() {
+    let megatron = launch(
+        "model=llama3-8b&gpu=h100-sxm&gpus=9&tp=8&pp=4",
+        Tool::MegatronLm,
+    );
+    assert_eq!(world(&words(&megatron.parts[0].text)), 32);
+    assert!(
+        megatron.unsaid.contains(&"Written for the 32 GPUs the layout needs, 23 more than the 9 asked for: as asked, the plan cannot run.".to_string()),
+        "{:?}",
+        megatron.unsaid
+    );
+}

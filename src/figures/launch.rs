@@ -86,9 +86,20 @@ fn tab(
     });
     let hidden = move || shown.get() != Some(tool);
     let status = RwSignal::new("");
+    // "Copied." is of the text copied: a new text clears it.
+    Effect::new(move |_| {
+        launch.track();
+        status.set("");
+    });
     view! {
         <div class="launch__tab" hidden=hidden>
             <p class="launch__for">{move || launch.with(|l| if l.written_for.is_empty() { String::new() } else { format!("Written for {}.", l.written_for) })}</p>
+            // Above the texts, where a reader about to copy them sees it.
+            <ul class="launch__refusals">
+                {rows(launch, |l| l.refusals.as_slice(), move |refusal| view! {
+                    <li>{move || format!("{} will stop: \u{201c}{}\u{201d}", tool.label(), refusal.get())}</li>
+                })}
+            </ul>
             {rows(launch, |l| l.parts.as_slice(), move |part| view! {
                 <figure class="launch__part">
                     <figcaption>
@@ -104,11 +115,6 @@ fn tab(
                 </figure>
             })}
             <p class="launch__status" role="status">{move || status.get()}</p>
-            <ul class="launch__refusals">
-                {rows(launch, |l| l.refusals.as_slice(), move |refusal| view! {
-                    <li>{move || format!("{} will stop: \u{201c}{}\u{201d}", tool.label(), refusal.get())}</li>
-                })}
-            </ul>
             <ul class="launch__unsaid">
                 {rows(launch, |l| l.unsaid.as_slice(), move |line| view! { <li>{move || line.get()}</li> })}
             </ul>
@@ -233,6 +239,17 @@ pub fn RunItWith(
     let launches = RwSignal::new(Vec::<Launch>::new());
     let busy = RwSignal::new(false);
     let notice = RwSignal::new(String::new());
+    // The part opens far from the control that opens it (below it on a
+    // wide screen, above it on a phone): opened from that control (it has
+    // the focus), the part is brought into view once its texts are in; a
+    // part opened by the URL, or drawn as the reader scrolls, is not.
+    let section = NodeRef::<leptos::html::Section>::new();
+    let from_its_control = StoredValue::new(
+        document()
+            .active_element()
+            .and_then(|focused| focused.closest(r#"[data-param="export"]"#).ok().flatten())
+            .is_some(),
+    );
     // Each plan's texts are asked for as it changes; an answer to an
     // earlier plan than the last asked is dropped.
     let asked = StoredValue::new(0u32);
@@ -251,6 +268,14 @@ pub fn RunItWith(
                 Some(Ok(written)) => {
                     launches.set(written);
                     notice.set(String::new());
+                    if from_its_control.get_value() {
+                        from_its_control.set_value(false);
+                        request_animation_frame(move || {
+                            if let Some(section) = section.get_untracked() {
+                                section.scroll_into_view();
+                            }
+                        });
+                    }
                 }
                 Some(Err(garbled)) => notice.set(garbled.0),
                 None => notice.set(NO_WORKER.to_string()),
@@ -264,7 +289,7 @@ pub fn RunItWith(
             .map(|tool| format!("Run it with {}", tool.label()))
     };
     view! {
-        <section class="launch" aria-label="Run it with" aria-busy=move || busy.get().to_string()>
+        <section class="launch" aria-label="Run it with" aria-busy=move || busy.get().to_string() node_ref=section>
             <h3 class="launch__title">{heading}</h3>
             <p class="launch__notice" role="status">{move || notice.get()}</p>
             {(0..Tool::ALL.len()).map(|index| tab(launches, shown, index)).collect_view()}

@@ -240,6 +240,13 @@ impl<'a> Layout<'a> {
                 grouped(plan.gpus - self.world),
                 grouped(plan.gpus)
             ));
+        } else if self.world > plan.gpus {
+            unsaid.push(format!(
+                "Written for the {} GPUs the layout needs, {} more than the {} asked for: as asked, the plan cannot run.",
+                grouped(self.world),
+                grouped(self.world - plan.gpus),
+                grouped(plan.gpus)
+            ));
         }
         if f64::from(self.global_batch) < plan.batch.round() {
             unsaid.push(format!(

@@ -28,6 +28,9 @@ test('a tab shows its tool\'s text for the plan on screen, follows the controls 
   const command = page.locator('pre[data-export="torchtitan"]').first();
   await command.waitFor();
   await written(page);
+  // Opened from its control, far above it on a phone: the part is brought into view.
+  const top = await page.locator('section.launch').evaluate((part) => part.getBoundingClientRect().top);
+  assert.ok(top > -1 && top < 780, `the part's top at ${top} px`);
   let list = words(await command.textContent());
   assert.deepEqual(list.slice(0, 6), ['torchrun', '--nnodes', '1', '--nproc-per-node', '8', '-m']);
   assert.equal(after(list, '--config'), 'llama3_8b');

@@ -10,12 +10,21 @@ use parallax_fuzz::launch::{read, wire};
 fuzz_target!(|text: &str| {
     let answer = read(text);
     match &answer {
-        Err(unreadable) => assert!(unreadable.0.ends_with("Nothing was changed."), "{unreadable:?}"),
+        Err(unreadable) => assert!(
+            unreadable.0.ends_with("Nothing was changed."),
+            "{unreadable:?}"
+        ),
         Ok(reading) => {
             for (key, value) in &reading.pairs {
                 assert!(!key.is_empty() && !value.is_empty(), "{key:?} = {value:?}");
-                let sized = matches!(key.as_str(), "gpus" | "tp" | "pp" | "cp" | "ep" | "micro-batch" | "batch" | "chunks");
-                assert!(!sized || value.parse::<u32>().is_ok_and(|n| n >= 1), "{key} = {value}");
+                let sized = matches!(
+                    key.as_str(),
+                    "gpus" | "tp" | "pp" | "cp" | "ep" | "micro-batch" | "batch" | "chunks"
+                );
+                assert!(
+                    !sized || value.parse::<u32>().is_ok_and(|n| n >= 1),
+                    "{key} = {value}"
+                );
             }
         }
     }
