@@ -193,9 +193,12 @@
 // 16,052 of its 25,000. The newcomer's pass: the part brought into view
 // when its control opens it, the tool's refusals above its texts, "Copied."
 // cleared by a new text: 987 more, 369,016, issue 52's 17,039 of 25,000.
+// A refused paste set apart (its style and attribute), and the planner's
+// preset named in spite of a context length: 273 more, 369,289, issue
+// 52's 17,312 of its 25,000.
 export const KNOWN_OVER = [
-  { check: 'transfer brotli bytes, full page', measured: 369016 },
-  { check: 'transfer brotli bytes, embedded figure', measured: 369016 },
+  { check: 'transfer brotli bytes, full page', measured: 369289 },
+  { check: 'transfer brotli bytes, embedded figure', measured: 369289 },
 ];
 
 /** The entry points whose transfer is held: the full page, and one figure alone as an iframe loads it. */

@@ -702,6 +702,13 @@ fn torchtitan_llama3_70b_toml_round_trips() {
     assert!(near(state, expected), "{state} against {expected}");
     let titan = parallax::launch::export(Tool::Torchtitan, &params.launch_run(&plan));
     let toml: toml::Table = part(&titan, "TOML").parse().expect("valid TOML");
+    // The file's model comes back by name, its context length beside it.
+    assert_eq!(toml["model"]["name"].as_str(), Some("llama3"));
+    assert_eq!(toml["model"]["flavor"].as_str(), Some("70B"));
+    assert_eq!(
+        value(&words(part(&titan, "command line")), "--config"),
+        Some("llama3_70b")
+    );
     assert_eq!(toml["training"]["local_batch_size"].as_integer(), Some(8));
     assert_eq!(
         toml["parallelism"]["tensor_parallel_degree"].as_integer(),
@@ -1072,4 +1079,34 @@ fn a_layout_short_of_gpus_says_it_is_written_for_more() {
         "{:?}",
         megatron.unsaid
     );
+}
+
+/// Llama 2 and Llama 3 70B share their shape (Touvron et al. 2023, Table 1;
+/// Meta's Llama 3 model card: 80 layers of 8,192, 64 heads, 8 key-value
+/// heads, 28,672 wide) and differ in the vocabulary and the context
+/// length (4,096 and 8,192), which a Megatron-LM command line gives: the
+/// length decides, and the reader is told of the other. A command line
+/// without `--num-layers` is no refusal of a split the model on screen
+/// may well take.
+#[test]
+fn a_shape_two_presets_share_is_read_by_its_context_length() {
+    let command = |seq: u32| {
+        format!("WORLD_SIZE=64 pretrain_gpt.py --num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 --group-query-attention --num-query-groups 8 --seq-length {seq} --tensor-model-parallel-size 8")
+    };
+    let model = |reading: &parallax::launch::Reading| {
+        reading
+            .pairs
+            .iter()
+            .find(|(k, _)| k == "model")
+            .map(|(_, v)| v.clone())
+    };
+    let three = parallax::launch::read(&command(8192)).expect("read");
+    assert_eq!(model(&three).as_deref(), Some("llama3-70b"));
+    assert!(three.ignored.iter().any(|i| i.contains("Llama 2 70B and Llama 3 70B") && i.contains("read as Llama 3 70B")), "{:?}", three.ignored);
+    let two = parallax::launch::read(&command(4096)).expect("read");
+    assert_eq!(model(&two).as_deref(), Some("llama2-70b"));
+    let no_layers =
+        parallax::launch::read("WORLD_SIZE=32 pretrain_gpt.py --pipeline-model-parallel-size 4")
+            .expect("read");
+    assert!(no_layers.broken.is_empty(), "{:?}", no_layers.broken);
 }

@@ -138,6 +138,8 @@ fn export_placeholder(tool: Tool) -> Launch {
 pub struct ReadReport {
     pub lead: String,
     pub lines: Vec<String>,
+    /// Whether nothing was read: the lead says why, set apart as a notice.
+    pub refused: bool,
 }
 
 /// The report of a text read (`reading`), with what the planner's URL
@@ -159,7 +161,7 @@ pub fn read_report(reading: &Reading, notices: &[String]) -> ReadReport {
     );
     ReadReport {
         lead: format!(
-            "Read as {}: the planner now shows that plan{}",
+            "Read as {}: the figure now shows that plan{}",
             if reading.format.is_empty() {
                 format!("{tool}'s settings")
             } else {
@@ -172,6 +174,7 @@ pub fn read_report(reading: &Reading, notices: &[String]) -> ReadReport {
             }
         ),
         lines,
+        refused: false,
     }
 }
 
@@ -202,6 +205,7 @@ fn import_box(apply: Callback<Reading, Vec<String>>) -> impl IntoView {
                 Err(unreadable) => ReadReport {
                     lead: unreadable.0,
                     lines: Vec::new(),
+                    refused: true,
                 },
             });
             busy.set(false);
@@ -213,7 +217,7 @@ fn import_box(apply: Callback<Reading, Vec<String>>) -> impl IntoView {
             <textarea id="launch-import" data-import rows="4" spellcheck="false" node_ref=field></textarea>
             <button type="submit" class="button">"Read"</button>
         </form>
-        <div class="launch__report" data-import-report role="status" aria-busy=move || busy.get().to_string()>
+        <div class="launch__report" data-import-report role="status" aria-busy=move || busy.get().to_string() data-refused=move || report.with(|r| r.refused.then_some(""))>
             <p>{move || if busy.get() { "Reading\u{2026}".to_string() } else { report.with(|r| r.lead.clone()) }}</p>
             <ul>{rows(lines, |l| l.as_slice(), |line| view! { <li>{move || line.get()}</li> })}</ul>
         </div>

@@ -259,7 +259,7 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
         push(&mut reading.pairs, name.planner, value.to_string());
     }
     switches.write(&mut reading, bridge);
-    name_the_preset(&mut reading.pairs);
+    reading.ignored.extend(name_the_preset(&mut reading.pairs));
     if let Some(stage) = switches
         .zero_stage
         .as_deref()
@@ -314,7 +314,9 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
             global_batch: global.unwrap_or(
                 micro.saturating_mul((world / t.saturating_mul(p).saturating_mul(cp)).max(1)),
             ),
-            layers: number(megatron::LAYERS).unwrap_or(1),
+            // Not given: the model on screen's, which the planner checks
+            // itself; a count every stage divides is no false refusal.
+            layers: number(megatron::LAYERS).unwrap_or(p.saturating_mul(chunks)),
             heads: number(megatron::HEADS).unwrap_or(t),
             query_groups: number(megatron::QUERY_GROUPS)
                 .filter(|_| switches.grouped_query || bridge),
@@ -351,34 +353,49 @@ pub fn read(text: &str) -> Result<Reading, Unreadable> {
 
 /// The model preset whose shape the pairs give, in place of the shape:
 /// layers, width, heads and key-value heads alike (and the feed-forward
-/// width where given).
-fn name_the_preset(pairs: &mut Vec<(String, String)>) {
+/// width where given). Where the shape is several presets' (Llama 2 and 3
+/// 70B differ in the vocabulary, which no layout flag gives), the one
+/// whose context length the text gives is taken, and the reader is told
+/// which was taken of which.
+fn name_the_preset(pairs: &mut Vec<(String, String)>) -> Option<String> {
     let get = |key: &str| {
         pairs
             .iter()
             .find(|(k, _)| k == key)
             .and_then(|(_, v)| v.parse::<u32>().ok())
     };
-    let (Some(layers), Some(hidden), Some(heads)) = (get("layers"), get("hidden"), get("heads"))
-    else {
-        return;
-    };
+    let (layers, hidden, heads) = (get("layers")?, get("hidden")?, get("heads")?);
     let kv = get("kv-heads").unwrap_or(heads);
     let ffn = get("ffn");
-    let found = crate::model::presets::MODELS.iter().find(|m| {
-        let a = m.arch;
-        (a.layers, a.hidden, a.heads, a.kv_heads) == (layers, hidden, heads, kv)
-            && ffn.is_none_or(|f| f == a.ffn)
+    let found: Vec<_> = crate::model::presets::MODELS
+        .iter()
+        .filter(|m| {
+            let a = m.arch;
+            (a.layers, a.hidden, a.heads, a.kv_heads) == (layers, hidden, heads, kv)
+                && ffn.is_none_or(|f| f == a.ffn)
+        })
+        .collect();
+    let seq = get("seq");
+    let model = *found
+        .iter()
+        .find(|m| seq == Some(m.arch.seq))
+        .or(found.first())?;
+    pairs.retain(|(k, _)| {
+        !matches!(
+            k.as_str(),
+            "layers" | "hidden" | "heads" | "kv-heads" | "ffn"
+        )
     });
-    if let Some(model) = found {
-        pairs.retain(|(k, _)| {
-            !matches!(
-                k.as_str(),
-                "layers" | "hidden" | "heads" | "kv-heads" | "ffn"
-            )
-        });
-        push(pairs, "model", model.id.to_string());
-    }
+    push(pairs, "model", model.id.to_string());
+    (found.len() > 1).then(|| {
+        let names: Vec<&str> = found.iter().map(|m| m.name).collect();
+        format!(
+            "The shape given is that of {}, which differ in what no layout setting gives (the vocabulary): read as {}{}; choose the other in the model list if it is yours.",
+            names.join(" and "),
+            model.name,
+            if seq == Some(model.arch.seq) { ", whose context length is the one given" } else { "" }
+        )
+    })
 }
 
 /// Sets `key` in `pairs`, the last word given winning.

@@ -99,6 +99,7 @@ test('a pasted Megatron-LM command line becomes the plan, says what it read and 
   await box.fill('torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size -1');
   await page.getByRole('button', { name: 'Read', exact: true }).click();
   await report.getByText('--tensor-model-parallel-size -1: a size is a whole number from 1 to 1,048,576. Nothing was changed.').waitFor();
+  assert.equal(await report.getAttribute('data-refused'), '', 'a refusal is set apart');
   assert.deepEqual(await readouts(page), before);
   // Megatron-LM's GPT-3 175B example's values (examples/gpt3/train_gpt3_175b_distributed.sh
   // at 157006d) on 128 nodes of 8: t 8, p 16, d = 1,024 / 128 = 8, 1,536 / 8 = 192 micro-batches.
@@ -111,6 +112,7 @@ test('a pasted Megatron-LM command line becomes the plan, says what it read and 
   }
   const found = await readouts(page);
   assert.equal(found['micro-batches'].value, 192);
+  assert.equal(await report.getAttribute('data-refused'), null, 'a reading is not a refusal');
   assert.match(await report.textContent(), /Not part of a layout, left as they are: --lr\./);
   // The URL is an ordinary planner state: it reopens the same plan.
   const again = await open(app.browser, page.url());
@@ -135,7 +137,7 @@ test('torchtitan\'s Llama 3 70B TOML pasted at 360 px becomes the plan, read by 
   await page.locator('textarea[data-import]').fill(await readFile(new URL('../launch-configs/torchtitan-llama3_70b.toml', import.meta.url), 'utf8'));
   await page.getByRole('button', { name: 'Read', exact: true }).click();
   await urlMatching(page, /tp=8/);
-  await report.getByText(/^Read as torchtitan's TOML of 2024 to March 2025: the planner now shows that plan\.$/).waitFor();
+  await report.getByText(/^Read as torchtitan's TOML of 2024 to March 2025: the figure now shows that plan\.$/).waitFor();
   assert.equal(await report.getAttribute('aria-busy'), 'false');
   const url = new URL(page.url());
   for (const [key, value] of [['model', 'llama3-70b'], ['gpus', '64'], ['tp', '8'], ['stage', '3'], ['micro-batch', '8'], ['batch', '64'], ['recompute', 'full']]) {

@@ -63,8 +63,10 @@ async function walkChoicesAndButtons(page) {
   // worked solution shows only once its question has an answer).
   const summaries = page.locator('details:not([open]) > summary:visible');
   while (await summaries.count()) await summaries.first().click();
-  // Counted again each time: "Compare" swaps a figure's body, and its buttons with it.
-  const buttons = page.locator('button');
+  // Counted again each time: "Compare" swaps a figure's body, and its
+  // buttons with it. Every button a reader can see: a hidden tab's (the
+  // launch tools' "Copy" behind another tab) is not one.
+  const buttons = page.locator('button:visible');
   let clicked = 0;
   for (let i = 0; i < (await buttons.count()); i += 1) {
     await buttons.nth(i).click();

@@ -185,8 +185,11 @@ impl PlannerParams {
     /// `plan` to launch, with the software and the preset it is of: a
     /// chosen model whose shape and size the URL leaves as published.
     pub fn launch_run<'a>(&self, plan: &'a Plan) -> Run<'a> {
+        // The context length is the run's, not the model's: a tool names
+        // the model and takes the length apart (torchtitan's --config and
+        // seq_len, Bridge's recipe and its sequence override).
         let as_published = self.model_chosen
-            && self.scenario.arch_overrides.is_empty()
+            && !self.scenario.reshaped()
             && self.scenario.params_override.is_none();
         Run {
             plan,

@@ -426,7 +426,7 @@ pub(in crate::launch) fn read(
         }
         None => {}
     }
-    name_the_preset(pairs);
+    ignored.extend(name_the_preset(pairs));
     let unread = s.unread();
     ignored.extend(left_as_they_are(&unread));
     Ok(Reading {
